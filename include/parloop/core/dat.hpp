@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+// Dat: Dim values of type T on every element of a set.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/core/access.hpp"
+#include "parloop/core/arg.hpp"
+#include "parloop/core/array_state.hpp"
+#include "parloop/core/map.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/error.hpp"
+
+namespace parloop {
+
+// A handle: copies share the data.
+template <class T, int Dim = 1>
+class Dat {
+  static_assert(is_data_scalar<T>, "parloop: a Dat holds float, double, std::int32_t or std::int64_t");
+  static_assert(Dim >= 1, "parloop: a Dat has at least one component per element");
+
+ public:
+  using value_type = T;
+  static constexpr int dim = Dim;
+
+  // Zero-initialised.
+  explicit Dat(const Set& set, std::string name = {})
+      : Dat(set, std::vector<T>(static_cast<std::size_t>(set.size()) * Dim), std::move(name)) {}
+
+  // From host data: set.size() * Dim values, element by element.
+  Dat(const Set& set, std::span<const T> values, std::string name = {})
+      : Dat(set, std::vector<T>(values.begin(), values.end()), std::move(name)) {}
+
+  Dat(const Set& set, std::vector<T> values, std::string name) {
+    if (name.empty()) name = detail::default_name("dat");
+    const std::size_t expected = static_cast<std::size_t>(set.size()) * Dim;
+    if (values.size() != expected) {
+      throw data_error(fmt::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}", name,
+                                   expected, set.size(), set.name(), Dim, values.size()));
+    }
+    state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name));
+  }
+
+  const Set& set() const { return *state_->set; }
+  const std::string& name() const { return state_->name; }
+  // Number of values: set().size() * dim.
+  std::size_t size() const { return state_->host.size(); }
+
+  // The current values, copied back from the device first if they are stale there.
+  std::span<const T> host() const { return host_view(READ); }
+  std::span<const T> host_view(access_tag<access::read>) const {
+    state_->array.ensure_host(state_->device());
+    return state_->host;
+  }
+  // For writing on the host: afterwards the device copy is stale.
+  template <access Mode>
+    requires(Mode == access::write || Mode == access::rw)
+  std::span<T> host_view(access_tag<Mode>) {
+    state_->array.host_written(state_->device());
+    return state_->host;
+  }
+
+  // Arguments of par_loop: direct, through one slot of a map, or through the whole map.
+  template <access Mode>
+  arg<T, Dim, Mode, arg_kind::direct> operator()(access_tag<Mode>) const {
+    return {state_.get()};
+  }
+  template <access Mode>
+  arg<T, Dim, Mode, arg_kind::indirect> operator()(access_tag<Mode>, const Map& map, int slot) const {
+    return {state_.get(), &map.state(), slot};
+  }
+  template <access Mode>
+  arg<T, Dim, Mode, arg_kind::whole_map> operator()(access_tag<Mode>, const Map& map) const {
+    return {state_.get(), &map.state(), 0};
+  }
+
+  detail::array_state<T>& state() const { return *state_; }
+
+ private:
+  std::shared_ptr<detail::array_state<T>> state_;
+};
+
+}  // namespace parloop

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Map: for each element of one set, `arity` elements of another (edge -> its two cells).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/config.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/core/validity.hpp"
+#include "parloop/error.hpp"
+
+namespace parloop {
+
+namespace detail {
+struct map_state {
+  map_state(Set from_set, Set to_set, int map_arity, std::vector<index_t> map_values, std::string map_name)
+      : from(std::move(from_set)),
+        to(std::move(to_set)),
+        arity(map_arity),
+        values(std::move(map_values)),
+        name(std::move(map_name)),
+        array(values.data(), values.size() * sizeof(index_t), from.runtime().state()->transfers) {}
+  Set from;
+  Set to;
+  int arity;
+  std::vector<index_t> values;
+  std::string name;
+  // Map values never change: uploaded once, on first device use.
+  mirrored_array array;
+};
+}  // namespace detail
+
+class Map {
+ public:
+  // values holds from.size() * arity entries, row by row; each must index into `to`.
+  Map(const Set& from, const Set& to, int arity, std::span<const index_t> values, std::string name = {}) {
+    if (name.empty()) name = detail::default_name("map");
+    if (!(from.runtime() == to.runtime())) {
+      throw argument_error(fmt::format("map '{}': sets '{}' and '{}' belong to different runtimes", name,
+                                       from.name(), to.name()));
+    }
+    if (arity < 1) throw data_error(fmt::format("map '{}': arity must be at least 1, got {}", name, arity));
+    const std::size_t expected = static_cast<std::size_t>(from.size()) * static_cast<std::size_t>(arity);
+    if (values.size() != expected) {
+      throw data_error(fmt::format("map '{}': expected {} values ({} elements of '{}' x arity {}), got {}", name,
+                                   expected, from.size(), from.name(), arity, values.size()));
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i] < 0 || values[i] >= to.size()) {
+        throw data_error(fmt::format("map '{}': entry {} (element {}, slot {}) is {}, outside target set '{}' of size {}",
+                                     name, i, i / static_cast<std::size_t>(arity), i % static_cast<std::size_t>(arity),
+                                     values[i], to.name(), to.size()));
+      }
+    }
+    state_ = std::make_shared<detail::map_state>(from, to, arity,
+                                                 std::vector<index_t>(values.begin(), values.end()), std::move(name));
+  }
+
+  const Set& from() const { return state_->from; }
+  const Set& to() const { return state_->to; }
+  int arity() const { return state_->arity; }
+  const std::string& name() const { return state_->name; }
+  std::span<const index_t> values() const { return state_->values; }
+
+  friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }
+
+  detail::map_state& state() const { return *state_; }
+
+ private:
+  std::shared_ptr<detail::map_state> state_;
+};
+
+}  // namespace parloop

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// The base of every kernel expression node, and how plain C++ values become nodes.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "parloop/config.hpp"
+#include "parloop/ir/builder.hpp"
+#include "parloop/ir/types.hpp"
+
+namespace parloop::dsl {
+
+// Where a node's values come from: only C++ constants and kernel locals (neutral), host
+// data (the host backend evaluates it), or trace proxies (lowered to IR). Host and
+// symbolic leaves never meet in one expression.
+enum class origin : std::uint8_t { neutral, host, symbolic };
+
+constexpr origin combine(origin a, origin b) { return a == origin::neutral ? b : a; }
+constexpr bool compatible(origin a, origin b) {
+  return a == origin::neutral || b == origin::neutral || a == b;
+}
+
+struct node_base {};
+
+// CRTP base of every node. A node defines value_type (its C++ scalar type), node_type (what
+// it is stored as inside a larger expression), where (its origin), eval() (host) and
+// lower(builder) (trace).
+template <class Derived>
+struct expr : node_base {
+  // Symbolic values have no truth value while tracing; the condition must go into the IR.
+  template <class Bool = void>
+  explicit operator bool() const {
+    static_assert(parloop::detail::dependent_false<Bool>,
+                  "parloop: a kernel value cannot be used as a C++ bool (if, ?:, while): "
+                  "use pl::select(c, a, b) for a value or pl::if_(c, [&] { ... }) for statements");
+    return false;
+  }
+};
+
+template <class T>
+concept node_like = std::derived_from<T, node_base>;
+
+// Anything a kernel expression accepts: a node, or a C++ number.
+template <class T>
+concept operand = node_like<T> || std::is_arithmetic_v<T>;
+
+template <class T>
+struct literal : expr<literal<T>> {
+  using node_type = literal;
+  using value_type = T;
+  static constexpr origin where = origin::neutral;
+  static constexpr ir::scalar_type scalar = ir::scalar_of<T>();
+
+  T value;
+
+  explicit literal(T v) : value(v) {}
+  T eval() const { return value; }
+  ir::id lower(ir::builder& b) const {
+    if constexpr (ir::is_floating(scalar)) return b.literal_float(scalar, static_cast<double>(value));
+    else return b.literal_int(scalar, static_cast<std::int64_t>(value));
+  }
+};
+
+// A C++ number becomes a literal of its promoted type (char and short promote to int, as
+// in C++); a node becomes what it is stored as.
+template <operand X>
+auto as_node(const X& x) {
+  if constexpr (std::is_same_v<X, bool>) return literal<bool>(x);
+  else if constexpr (std::is_arithmetic_v<X>) return literal<decltype(+x)>(+x);
+  else return typename X::node_type(x);
+}
+
+template <class X>
+using node_t = decltype(as_node(std::declval<const X&>()));
+
+template <class X>
+using value_t = typename node_t<X>::value_type;
+
+template <class X>
+inline constexpr origin origin_of = node_t<X>::where;
+
+}  // namespace parloop::dsl

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+// Tracing: calling a kernel's lambda with symbolic proxies to record its IR.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parloop/core/arg.hpp"
+#include "parloop/dsl/accessor.hpp"
+#include "parloop/dsl/recorder.hpp"
+#include "parloop/ir/builder.hpp"
+#include "parloop/ir/kernel.hpp"
+
+namespace parloop::dsl {
+
+template <class T, int Dim, access Mode, arg_kind Kind>
+ir::param param_of(const arg<T, Dim, Mode, Kind>& a) {
+  const bool mapped = Kind == arg_kind::indirect || Kind == arg_kind::whole_map;
+  return {ir::scalar_of<T>(), Dim, Mode, Kind, Kind == arg_kind::indirect ? a.slot : 0, mapped ? a.map->arity : 1};
+}
+
+template <class F, class... Args, std::size_t... Pos>
+ir::kernel trace_with(const std::string& name, const F& f, std::index_sequence<Pos...>, const Args&... args) {
+  ir::builder b(name, std::vector<ir::param>{param_of(args)...});
+  {
+    trace_scope scope(b);
+    f(symbolic_accessor<Pos>(args)...);
+  }
+  return b.take();
+}
+
+// The IR of kernel f applied to args, in par_loop order.
+template <class F, class... Args>
+ir::kernel trace(const std::string& name, const F& f, const Args&... args) {
+  return trace_with(name, f, std::index_sequence_for<Args...>{}, args...);
+}
+
+}  // namespace parloop::dsl

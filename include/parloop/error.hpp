@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The exceptions parloop throws: every one derives from parloop::error.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace parloop {
+
+// Base of everything parloop throws; what() says what was wrong and where.
+class error : public std::runtime_error {
+ public:
+  explicit error(const std::string& what) : std::runtime_error("parloop: " + what) {}
+};
+
+// An argument of par_loop does not fit the loop: a dat on another set, a map from or to the
+// wrong set, a map index beyond the arity, a range outside the set, a runtime mismatch.
+class argument_error : public error {
+ public:
+  using error::error;
+};
+
+// Data handed to a constructor is malformed: wrong length, a map value out of range.
+class data_error : public error {
+ public:
+  using error::error;
+};
+
+// The kernel broke an access rule that only tracing can see (reading a WRITE argument
+// before writing it, a component index out of range, a bad local name).
+class trace_error : public error {
+ public:
+  using error::error;
+};
+
+// The requested backend is not built into this program or cannot run on this machine.
+class backend_unavailable : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace parloop

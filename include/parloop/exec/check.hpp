@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// The checks every par_loop makes before it runs: each argument fits the loop.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "parloop/core/arg.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/range.hpp"
+
+namespace parloop::detail {
+
+template <class T, int Dim, access Mode, arg_kind Kind>
+void check_arg(const std::string& kernel, const Set& set, std::size_t pos, const arg<T, Dim, Mode, Kind>& a) {
+  const auto where = [&] { return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos); };
+  if (!(a.data->runtime == set.runtime())) {
+    throw argument_error(fmt::format("{}: '{}' belongs to another runtime than the set", where(), a.data->name));
+  }
+  if constexpr (Kind == arg_kind::direct) {
+    if (!(*a.data->set == set)) {
+      throw argument_error(fmt::format("{}: dat '{}' is on set '{}', not on the iteration set; pass it through a map",
+                                       where(), a.data->name, a.data->set->name()));
+    }
+  } else if constexpr (Kind == arg_kind::indirect || Kind == arg_kind::whole_map) {
+    if (!(a.map->from == set)) {
+      throw argument_error(fmt::format("{}: map '{}' maps from set '{}', not from the iteration set", where(),
+                                       a.map->name, a.map->from.name()));
+    }
+    if (!(a.map->to == *a.data->set)) {
+      throw argument_error(fmt::format("{}: map '{}' maps to set '{}', but dat '{}' is on set '{}'", where(),
+                                       a.map->name, a.map->to.name(), a.data->name, a.data->set->name()));
+    }
+    if (a.slot < 0 || a.slot >= a.map->arity) {
+      throw argument_error(fmt::format("{}: slot {} of map '{}', which has arity {}", where(), a.slot, a.map->name,
+                                       a.map->arity));
+    }
+  }
+}
+
+template <class... Args, std::size_t... Pos>
+void check_args(const std::string& kernel, const Set& set, std::index_sequence<Pos...>, const Args&... args) {
+  (check_arg(kernel, set, Pos, args), ...);
+}
+
+template <class... Args>
+void check_loop(const std::string& kernel, const Set& set, range r, const Args&... args) {
+  if (r.start < 0 || r.start > r.end || r.end > set.size()) {
+    throw argument_error(fmt::format("par_loop '{}': range [{}, {}) is not within set '{}' of size {}", kernel,
+                                     r.start, r.end, set.name(), set.size()));
+  }
+  check_args(kernel, set, std::index_sequence_for<Args...>{}, args...);
+}
+
+}  // namespace parloop::detail

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// Builds a kernel's IR while it is traced, and checks the rules only tracing can see.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cctype>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/error.hpp"
+#include "parloop/ir/kernel.hpp"
+
+namespace parloop::ir {
+
+namespace detail {
+
+struct expr_hash {
+  std::size_t operator()(const expr& e) const {
+    std::size_t h = static_cast<std::size_t>(e.kind) * 0x9E3779B97F4A7C15ull;
+    const auto mix = [&h](std::uint64_t v) { h ^= std::hash<std::uint64_t>{}(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+    mix(static_cast<std::uint64_t>(e.type));
+    mix(static_cast<std::uint64_t>(e.o));
+    mix(e.a);
+    mix(e.b);
+    mix(e.c);
+    mix(static_cast<std::uint64_t>(e.ival));
+    mix(std::bit_cast<std::uint64_t>(e.fval));
+    return h;
+  }
+};
+
+// Bitwise on the floating value, so that 0.0 and -0.0 stay distinct literals.
+struct expr_equal {
+  bool operator()(const expr& x, const expr& y) const {
+    return x.kind == y.kind && x.type == y.type && x.o == y.o && x.a == y.a && x.b == y.b && x.c == y.c &&
+           x.ival == y.ival && std::bit_cast<std::uint64_t>(x.fval) == std::bit_cast<std::uint64_t>(y.fval);
+  }
+};
+
+inline bool is_identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Words of C, OpenCL C and CUDA that a generated local must not be called.
+inline bool is_reserved_word(std::string_view s) {
+  static constexpr std::array<std::string_view, 44> words = {
+      "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+      "enum", "extern", "float", "for", "goto", "half", "if", "inline", "int", "long", "register",
+      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while", "kernel", "global", "local", "constant", "private",
+      "__global__", "__device__", "__shared__"};
+  return std::find(words.begin(), words.end(), s) != words.end() || s.starts_with("pl_") || s.starts_with("__");
+}
+
+}  // namespace detail
+
+class builder {
+ public:
+  builder(std::string kernel_name, std::vector<param> params) {
+    k_.name = std::move(kernel_name);
+    k_.params = std::move(params);
+    k_.blocks.emplace_back();
+    open_.push_back(0);
+  }
+
+  const kernel& result() const { return k_; }
+  kernel take() { return std::move(k_); }
+
+  // ---- expressions (identical expressions share one node) ----
+  id literal_int(scalar_type t, std::int64_t v) { return intern({expr_kind::literal, t, op::add, no_id, no_id, no_id, v, 0.0}); }
+  id literal_float(scalar_type t, double v) { return intern({expr_kind::literal, t, op::add, no_id, no_id, no_id, 0, v}); }
+
+  // An element as a place to write; reads go through read_element.
+  id element(id p, id slot, id comp) {
+    check_component(p, slot, comp);
+    return intern({expr_kind::element, k_.params.at(p).type, op::add, p, slot, comp});
+  }
+  id read_element(id p, id slot, id comp) {
+    const id e = element(p, slot, comp);
+    check_readable(e);
+    return e;
+  }
+  id local_ref(id l) { return intern({expr_kind::local, k_.locals.at(l).type, op::add, l}); }
+  id unary(op o, scalar_type t, id a) { return intern({expr_kind::unary, t, o, a}); }
+  id binary(op o, scalar_type t, id a, id b) { return intern({expr_kind::binary, t, o, a, b}); }
+  id call(op o, scalar_type t, id a, id b = no_id) { return intern({expr_kind::call, t, o, a, b}); }
+  id select(scalar_type t, id c, id a, id b) { return intern({expr_kind::select, t, op::add, c, a, b}); }
+  id cast(scalar_type t, id a) { return k_.exprs[a].type == t ? a : intern({expr_kind::cast, t, op::add, a}); }
+
+  // ---- statements ----
+  id let(std::string_view name, scalar_type t, id value) {
+    const id l = new_local(name, t, "v");
+    append({stmt_kind::let, op::add, l, value});
+    return l;
+  }
+  void assign(id target, id value) {
+    append({stmt_kind::assign, op::add, target, value});
+    mark_written(target);
+  }
+  void update(op o, id target, id value) {
+    check_readable(target);
+    append({stmt_kind::update, o, target, value});
+  }
+  id begin_if(id cond) {
+    const id s = append({stmt_kind::if_, op::add, no_id, cond, no_id, new_block()});
+    open_.push_back(k_.stmts[s].block);
+    return s;
+  }
+  void begin_else(id if_stmt) {
+    const id b = new_block();
+    k_.stmts.at(if_stmt).else_block = b;
+    open_.push_back(b);
+  }
+  // Returns the loop variable.
+  id begin_for(scalar_type t, id lo, id hi) {
+    const id l = new_local("", t, "i");
+    const id s = append({stmt_kind::for_, op::add, l, lo, hi, new_block()});
+    open_.push_back(k_.stmts[s].block);
+    return l;
+  }
+  void end_block() { open_.pop_back(); }
+
+  const expr& at(id e) const { return k_.exprs.at(e); }
+  const std::string& kernel_name() const { return k_.name; }
+
+ private:
+  id intern(const expr& e) {
+    const auto [it, inserted] = interned_.try_emplace(e, static_cast<id>(k_.exprs.size()));
+    if (inserted) k_.exprs.push_back(e);
+    return it->second;
+  }
+  id new_block() {
+    k_.blocks.emplace_back();
+    return static_cast<id>(k_.blocks.size() - 1);
+  }
+  id append(const stmt& s) {
+    k_.stmts.push_back(s);
+    const id i = static_cast<id>(k_.stmts.size() - 1);
+    k_.blocks[open_.back()].stmts.push_back(i);
+    return i;
+  }
+
+  id new_local(std::string_view requested, scalar_type t, std::string_view fallback) {
+    std::string base(requested.empty() ? fallback : requested);
+    if (!requested.empty() && (!detail::is_identifier(base) || detail::is_reserved_word(base))) {
+      throw trace_error(fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier that is not a "
+                                    "keyword and does not start with pl_ or __", k_.name, base));
+    }
+    std::string name = base;
+    for (int n = 1; std::any_of(k_.locals.begin(), k_.locals.end(), [&](const local& l) { return l.name == name; }); ++n) {
+      name = base + "_" + std::to_string(n);
+    }
+    k_.locals.push_back({std::move(name), t});
+    return static_cast<id>(k_.locals.size() - 1);
+  }
+
+  std::optional<std::int64_t> constant(id e) const {
+    if (e == no_id || k_.exprs[e].kind != expr_kind::literal) return std::nullopt;
+    return k_.exprs[e].ival;
+  }
+
+  void check_component(id p, id slot, id comp) const {
+    const param& prm = k_.params.at(p);
+    if (const auto c = constant(comp); c && (*c < 0 || *c >= prm.dim)) {
+      throw trace_error(fmt::format("kernel '{}': argument {} has dim {}, component {} is out of range", k_.name, p,
+                                    prm.dim, *c));
+    }
+    if (const auto s = constant(slot); s && (*s < 0 || *s >= prm.arity)) {
+      throw trace_error(fmt::format("kernel '{}': argument {} is through a map of arity {}, slot {} is out of range",
+                                    k_.name, p, prm.arity, *s));
+    }
+  }
+
+  // A WRITE argument holds garbage until the kernel writes it: reading it first is an error.
+  // A write with a computed index counts for every component, a read with one needs any write.
+  void check_readable(id e) const {
+    const expr& x = k_.exprs[e];
+    if (x.kind != expr_kind::element || k_.params[x.a].mode != access::write) return;
+    const auto slot = constant(x.b);
+    const auto comp = constant(x.c);
+    const auto covers = [](const std::optional<std::int64_t>& written, const std::optional<std::int64_t>& read) {
+      return !written || !read || *written == *read;
+    };
+    for (const auto& w : written_) {
+      if (w.param == x.a && covers(w.slot, slot) && covers(w.comp, comp)) return;
+    }
+    throw trace_error(fmt::format("kernel '{}': argument {} is declared pl::WRITE and is read (component {}) before "
+                                  "the kernel writes it; declare it pl::RW to read its old value",
+                                  k_.name, x.a, comp ? std::to_string(*comp) : std::string("computed")));
+  }
+  void mark_written(id target) {
+    const expr& x = k_.exprs[target];
+    if (x.kind == expr_kind::element) written_.push_back({x.a, constant(x.b), constant(x.c)});
+  }
+
+  struct written_element {
+    id param;
+    std::optional<std::int64_t> slot, comp;
+  };
+
+  kernel k_;
+  std::vector<id> open_;
+  std::unordered_map<expr, id, detail::expr_hash, detail::expr_equal> interned_;
+  std::vector<written_element> written_;
+};
+
+}  // namespace parloop::ir

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// The umbrella header: everything a program using parloop needs.
+#pragma once
+
+#include "parloop/config.hpp"
+#include "parloop/core/access.hpp"
+#include "parloop/core/dat.hpp"
+#include "parloop/core/global.hpp"
+#include "parloop/core/map.hpp"
+#include "parloop/core/runtime.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/dsl/control.hpp"
+#include "parloop/dsl/kernel.hpp"
+#include "parloop/dsl/math.hpp"
+#include "parloop/dsl/operators.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/par_loop.hpp"
+#include "parloop/ir/print.hpp"
+#include "parloop/version.hpp"

@@ -1,0 +1,13 @@
+// expect: an argument declared pl::INC only takes += and -=
+// expect: rule::not_increment_only<1, parloop::access::inc>
+// SPDX-License-Identifier: MIT
+#include <parloop/parloop.hpp>
+namespace pl = parloop;
+int main() {
+  pl::Runtime rt = pl::Runtime::open();
+  pl::Set s(rt, 4);
+  pl::Dat<double> x(s), y(s), r(s);
+  pl::Global<double> g(rt, 0.0), h(rt, 0.0);
+  auto k = pl::kernel("k", [](auto x, auto r) { r = x; });
+  pl::par_loop(k, s, x(pl::READ), r(pl::INC));
+}

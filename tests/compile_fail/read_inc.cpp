@@ -1,0 +1,12 @@
+// expect: an argument declared pl::INC cannot be read
+// SPDX-License-Identifier: MIT
+#include <parloop/parloop.hpp>
+namespace pl = parloop;
+int main() {
+  pl::Runtime rt = pl::Runtime::open();
+  pl::Set s(rt, 4);
+  pl::Dat<double> x(s), y(s), r(s);
+  pl::Global<double> g(rt, 0.0), h(rt, 0.0);
+  auto k = pl::kernel("k", [](auto r, auto y) { y = r * 2.0; });
+  pl::par_loop(k, s, r(pl::INC), y(pl::WRITE));
+}

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# Installs the build tree's parloop into a fresh prefix, then configures, builds and runs
+# the consumer against it with find_package(parloop CONFIG REQUIRED).
+file(REMOVE_RECURSE "${WORK_DIR}")
+string(REPLACE "|" ";" PREFIX_PATH "${PREFIX_PATH}")
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${result}):\n${out}")
+  endif()
+  message(STATUS "${what}: ok")
+endfunction()
+run_step("install" "${CMAKE_COMMAND}" --install "${PROJECT_BINARY_DIR}" --prefix "${WORK_DIR}/prefix")
+run_step("configure consumer" "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE}" -B "${WORK_DIR}/build"
+         "-DCMAKE_CXX_COMPILER=${CXX}" "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix;${PREFIX_PATH}")
+run_step("build consumer" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
+run_step("run consumer" "${WORK_DIR}/build/consumer")

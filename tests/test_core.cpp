@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+// The data model: runtime selection, sets, maps, dats, globals, validity and transfers.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <parloop/parloop.hpp>
+
+namespace pl = parloop;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Sets an environment variable for one scope.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~scoped_env() {
+    if (had_) ::setenv(name_, old_.c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+// A device that is host memory: enough to check what moves and when.
+struct fake_buffer : pl::detail::device_buffer {
+  std::vector<unsigned char> bytes;
+};
+struct fake_device : pl::detail::device_memory {
+  std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
+    auto b = std::make_unique<fake_buffer>();
+    b->bytes.resize(bytes);
+    ++allocations;
+    return b;
+  }
+  void upload(pl::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
+    std::memcpy(static_cast<fake_buffer&>(dst).bytes.data(), src, bytes);
+  }
+  void download(const pl::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    std::memcpy(dst, static_cast<const fake_buffer&>(src).bytes.data(), bytes);
+  }
+  int allocations = 0;
+};
+
+pl::Runtime runtime_with(std::shared_ptr<fake_device> device) {
+  return pl::Runtime(std::make_shared<pl::detail::runtime_state>(
+      pl::detail::runtime_state{pl::backend_kind::host, std::move(device), {}}));
+}
+
+}  // namespace
+
+TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]") {
+  SECTION("unset: the best available backend") {
+    scoped_env env("PARLOOP_BACKEND", nullptr);
+    const pl::Runtime rt = pl::Runtime::open();
+    for (const auto& s : pl::backends()) {
+      if (s.available) {
+        CHECK(rt.kind() == s.kind);
+        break;
+      }
+    }
+  }
+  SECTION("host") {
+    scoped_env env("PARLOOP_BACKEND", "host");
+    CHECK(pl::Runtime::open().kind() == pl::backend_kind::host);
+    CHECK(pl::Runtime::open().name() == "host");
+  }
+  SECTION("a backend that is not built says so") {
+    scoped_env env("PARLOOP_BACKEND", "cuda");
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("backend 'cuda' is not available") && Contains("not built"));
+    CHECK_THROWS_AS(pl::Runtime::open(pl::backend_kind::opencl), pl::backend_unavailable);
+  }
+  SECTION("an unknown name lists the valid ones") {
+    scoped_env env("PARLOOP_BACKEND", "vulkan");
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("'vulkan'") && Contains("host, opencl or cuda"));
+  }
+  SECTION("every backend has a reason when unavailable") {
+    for (const auto& s : pl::backends()) CHECK((s.available || !s.reason.empty()));
+  }
+}
+
+TEST_CASE("Set sizes and identity", "[core][set]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set a(rt, 10, "cells");
+  const pl::Set b(rt, 10);
+  const pl::Set a2 = a;
+  CHECK(a.size() == 10);
+  CHECK(a.name() == "cells");
+  CHECK(a == a2);
+  CHECK_FALSE(a == b);
+  CHECK(b.name().rfind("set#", 0) == 0);
+  CHECK_THROWS_WITH(pl::Set(rt, -1, "bad"), Contains("set 'bad' has negative size -1"));
+  CHECK_NOTHROW(pl::Set(rt, 0));
+}
+
+TEST_CASE("Map validates its values at construction", "[core][map]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set edges(rt, 3, "edges"), cells(rt, 4, "cells");
+
+  const std::vector<pl::index_t> good = {0, 1, 1, 2, 2, 3};
+  const pl::Map m(edges, cells, 2, good, "e2c");
+  CHECK(m.arity() == 2);
+  CHECK(m.from() == edges);
+  CHECK(m.to() == cells);
+  CHECK(std::vector<pl::index_t>(m.values().begin(), m.values().end()) == good);
+
+  const std::vector<pl::index_t> too_big = {0, 1, 1, 4, 2, 3};
+  CHECK_THROWS_AS(pl::Map(edges, cells, 2, too_big, "e2c"), pl::data_error);
+  CHECK_THROWS_WITH(pl::Map(edges, cells, 2, too_big, "e2c"),
+                    Contains("entry 3 (element 1, slot 1) is 4, outside target set 'cells' of size 4"));
+  const std::vector<pl::index_t> negative = {0, 1, -1, 2, 2, 3};
+  CHECK_THROWS_WITH(pl::Map(edges, cells, 2, negative, "e2c"), Contains("entry 2 (element 1, slot 0) is -1"));
+  CHECK_THROWS_WITH(pl::Map(edges, cells, 2, std::vector<pl::index_t>{0, 1}, "e2c"),
+                    Contains("expected 6 values (3 elements of 'edges' x arity 2), got 2"));
+  CHECK_THROWS_WITH(pl::Map(edges, cells, 0, std::vector<pl::index_t>{}, "e2c"), Contains("arity must be at least 1"));
+
+  const pl::Runtime other = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set foreign(other, 4, "foreign");
+  CHECK_THROWS_WITH(pl::Map(edges, foreign, 2, good), Contains("different runtimes"));
+}
+
+TEST_CASE("Dat construction, host views and sizes", "[core][dat]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set cells(rt, 3, "cells");
+
+  const pl::Dat<double, 2> zero(cells, "zero");
+  CHECK(zero.size() == 6);
+  for (double v : zero.host()) CHECK(v == 0.0);
+
+  const std::vector<float> init = {1, 2, 3, 4, 5, 6};
+  pl::Dat<float, 2> d(cells, init, "d");
+  CHECK(std::vector<float>(d.host().begin(), d.host().end()) == init);
+  d.host_view(pl::WRITE)[5] = 60.0f;
+  CHECK(d.host()[5] == 60.0f);
+
+  CHECK_THROWS_AS((pl::Dat<float, 2>(cells, std::vector<float>{1, 2, 3}, "short")), pl::data_error);
+  CHECK_THROWS_WITH((pl::Dat<std::int64_t, 3>(cells, std::vector<std::int64_t>(10), "long")),
+                    Contains("dat 'long': expected 9 values (3 elements of 'cells' x dim 3), got 10"));
+
+  pl::Dat<float, 2> alias = d;
+  alias.host_view(pl::RW)[0] = -1.0f;
+  CHECK(d.host()[0] == -1.0f);
+}
+
+TEST_CASE("Global values", "[core][global]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  pl::Global<double> g(rt, 2.5, "g");
+  CHECK(g.value() == 2.5);
+  g.set_value(-1.0);
+  CHECK(g.value() == -1.0);
+  pl::Global<std::int32_t, 3> v(rt, {1, 2, 3});
+  CHECK(v.values() == std::array<std::int32_t, 3>{1, 2, 3});
+  v.set_values({4, 5, 6});
+  CHECK(v.values()[2] == 6);
+}
+
+TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validity]") {
+  auto device = std::make_shared<fake_device>();
+  const pl::Runtime rt = runtime_with(device);
+  const pl::Set cells(rt, 100);
+  pl::Dat<double, 3> d(cells, std::vector<double>(300, 1.0));
+  auto& array = d.state().array;
+  const auto& t = rt.transfers();
+  const std::uint64_t bytes = 300 * sizeof(double);
+
+  CHECK(array.valid() == pl::validity::host);
+  CHECK(t.to_device == 0);
+
+  // A loop reading it: one upload, and again none while the device copy stays current.
+  array.ensure_device(*device);
+  array.ensure_device(*device);
+  CHECK(array.valid() == pl::validity::both);
+  CHECK(t.to_device == 1);
+  CHECK(t.to_device_bytes == bytes);
+  CHECK(device->allocations == 1);
+
+  // Host reads of a current host copy move nothing.
+  CHECK(d.host()[0] == 1.0);
+  CHECK(t.to_host == 0);
+
+  // A loop writing it on the device: the host copy is stale, read back once.
+  std::memset(static_cast<fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes.data(), 0,
+              bytes);
+  array.device_written();
+  CHECK(array.valid() == pl::validity::device);
+  CHECK(d.host()[0] == 0.0);
+  CHECK(d.host()[299] == 0.0);
+  CHECK(t.to_host == 1);
+  CHECK(t.to_host_bytes == bytes);
+  CHECK(array.valid() == pl::validity::both);
+
+  // A host write makes the device copy stale: the next loop uploads again, once.
+  d.host_view(pl::WRITE)[7] = 7.0;
+  CHECK(array.valid() == pl::validity::host);
+  array.ensure_device(*device);
+  array.ensure_device(*device);
+  CHECK(t.to_device == 2);
+  CHECK(device->allocations == 1);
+
+  // A host write over a device-only copy first fetches it, so a partial write loses nothing.
+  array.device_written();
+  d.host_view(pl::RW)[8] = 8.0;
+  CHECK(t.to_host == 2);
+  CHECK(d.host()[7] == 7.0);
+
+  // Globals follow the same rules.
+  pl::Global<double> g(rt, 3.0);
+  g.state().array.ensure_device(*device);
+  g.state().array.device_written();
+  CHECK(g.value() == 3.0);
+  CHECK(t.to_device == 3);
+  CHECK(t.to_host == 3);
+  CHECK(g.value() == 3.0);
+  CHECK(t.to_host == 3);
+}
+
+TEST_CASE("validity is a bit mask", "[core][validity]") {
+  using pl::validity;
+  CHECK((validity::host | validity::device) == validity::both);
+  CHECK(pl::has(validity::both, validity::host));
+  CHECK(pl::has(validity::both, validity::device));
+  CHECK_FALSE(pl::has(validity::host, validity::device));
+  CHECK((validity::both & validity::device) == validity::device);
+}

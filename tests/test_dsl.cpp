@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+// The kernel DSL: values on the host, the IR a trace records, and the rules only a trace checks.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <parloop/parloop.hpp>
+
+#include "check_values.hpp"
+#include "random_mesh.hpp"
+
+namespace pl = parloop;
+using Catch::Matchers::Contains;
+using parloop_test::check_values;
+
+namespace {
+
+pl::Runtime host() { return pl::Runtime::open(pl::backend_kind::host); }
+
+std::vector<pl::ir::stmt_kind> body_kinds(const pl::ir::kernel& k) {
+  std::vector<pl::ir::stmt_kind> kinds;
+  for (auto s : k.blocks[0].stmts) kinds.push_back(k.stmts[s].kind);
+  return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("math functions compute on the host as the C++ library does", "[dsl][math]") {
+  const pl::Runtime rt = host();
+  const int n = 64;
+  const pl::Set s(rt, n);
+  std::vector<double> x0(n), y0(n);
+  for (int i = 0; i < n; ++i) {
+    x0[i] = 0.05 + i * 0.1;
+    y0[i] = -1.5 + i * 0.07;
+  }
+  pl::Dat<double> x(s, x0), y(s, y0);
+  pl::Dat<double, 13> out(s);
+  auto k = pl::kernel("math", [](auto x, auto y, auto o) {
+    o[0] = pl::sqrt(x);
+    o[1] = pl::fabs(y);
+    o[2] = pl::exp(y);
+    o[3] = pl::log(x);
+    o[4] = pl::pow(x, y);
+    o[5] = pl::min(x, y);
+    o[6] = pl::max(x, y);
+    o[7] = pl::sin(y);
+    o[8] = pl::cos(y);
+    o[9] = pl::tan(y);
+    o[10] = pl::atan2(y, x);
+    o[11] = pl::floor(y * 3);
+    o[12] = pl::ceil(y * 3);
+  });
+  pl::par_loop(k, s, x(pl::READ), y(pl::READ), out(pl::WRITE));
+  std::vector<double> want;
+  for (int i = 0; i < n; ++i) {
+    const double a = x0[i], b = y0[i];
+    for (double v : {std::sqrt(a), std::fabs(b), std::exp(b), std::log(a), std::pow(a, b), std::min(a, b),
+                     std::max(a, b), std::sin(b), std::cos(b), std::tan(b), std::atan2(b, a), std::floor(b * 3),
+                     std::ceil(b * 3)}) {
+      want.push_back(v);
+    }
+  }
+  check_values<double>(out.host(), want);
+}
+
+TEST_CASE("math on C++ numbers computes at once", "[dsl][math]") {
+  STATIC_REQUIRE(std::is_same_v<decltype(pl::sqrt(4.0)), double>);
+  STATIC_REQUIRE(std::is_same_v<decltype(pl::sqrt(4.0f)), float>);
+  CHECK(pl::sqrt(4.0) == 2.0);
+  CHECK(pl::max(2, 3.5) == 3.5);
+  CHECK(pl::select(false, 1, 2.5) == 2.5);
+}
+
+TEST_CASE("expressions carry C++ types and promotion into the IR", "[dsl][types]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 4);
+  pl::Dat<float> f(s);
+  pl::Dat<std::int32_t> i(s);
+  pl::Dat<std::int64_t> l(s);
+  pl::Dat<double> d(s);
+  auto k = pl::kernel("types", [](auto f, auto i, auto l, auto d) {
+    pl::let("a", f * i);        // float
+    pl::let("b", f * 0.5);      // double: a double literal promotes, as in C++
+    pl::let("c", f * 0.5f);     // float
+    pl::let("e", i + l);        // int64
+    pl::let("g", i / 2);        // int
+    pl::let("h", i < f);        // bool
+    pl::let("m", pl::sqrt(f));  // float
+    pl::let("n", pl::sqrt(i));  // double
+    d = pl::cast<double>(i);
+  });
+  pl::par_loop(k, s, f(pl::READ), i(pl::READ), l(pl::READ), d(pl::WRITE));
+  const auto ir = k.traced(f(pl::READ), i(pl::READ), l(pl::READ), d(pl::WRITE));
+  using st = pl::ir::scalar_type;
+  const std::vector<st> want = {st::float32, st::float64, st::float32, st::int64,
+                                st::int32,   st::boolean, st::float32, st::float64};
+  REQUIRE(ir->locals.size() == want.size());
+  for (std::size_t n = 0; n < want.size(); ++n) CHECK(ir->locals[n].type == want[n]);
+  CHECK(ir->params[0].type == st::float32);
+  CHECK(ir->params[2].type == st::int64);
+  const auto& last = ir->stmts[ir->blocks[0].stmts.back()];
+  CHECK(ir->exprs[last.value].kind == pl::ir::expr_kind::cast);
+}
+
+TEST_CASE("let names are kept, made unique, and checked", "[dsl][let]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 3);
+  pl::Dat<double> x(s), y(s);
+  auto k = pl::kernel("names", [](auto x, auto y) {
+    auto f = pl::let("flux", x * 2);
+    auto g = pl::let("flux", f + 1);
+    auto h = pl::let(g);
+    y = h;
+  });
+  pl::par_loop(k, s, x(pl::READ), y(pl::WRITE));
+  const auto ir = k.traced(x(pl::READ), y(pl::WRITE));
+  REQUIRE(ir->locals.size() == 3);
+  CHECK(ir->locals[0].name == "flux");
+  CHECK(ir->locals[1].name == "flux_1");
+  CHECK(ir->locals[2].name == "v");
+
+  auto bad = pl::kernel("bad_name", [](auto x, auto y) { y = pl::let("two words", x); });
+  CHECK_THROWS_AS(pl::par_loop(bad, s, x(pl::READ), y(pl::WRITE)), pl::trace_error);
+  CHECK_THROWS_WITH(pl::par_loop(bad, s, x(pl::READ), y(pl::WRITE)), Contains("'two words' cannot name a local"));
+  auto reserved = pl::kernel("reserved", [](auto x, auto y) { y = pl::let("float", x); });
+  CHECK_THROWS_WITH(pl::par_loop(reserved, s, x(pl::READ), y(pl::WRITE)), Contains("'float' cannot name a local"));
+
+  CHECK_THROWS_AS(pl::kernel("not a name", [](auto) {}), pl::argument_error);
+  CHECK_THROWS_WITH(pl::kernel("pl_kernel", [](auto) {}), Contains("kernel name 'pl_kernel'"));
+}
+
+TEST_CASE("a copied local is a new local, as a copied C++ variable is", "[dsl][let]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 2);
+  pl::Dat<double, 2> y(s);
+  auto k = pl::kernel("copies", [](auto y) {
+    auto a = pl::let(1.0);
+    auto b = a;
+    b += 1.0;
+    y[0] = a;
+    y[1] = b;
+  });
+  pl::par_loop(k, s, y(pl::WRITE));
+  CHECK(y.host()[0] == 1.0);
+  CHECK(y.host()[1] == 2.0);
+  CHECK(k.traced(y(pl::WRITE))->locals.size() == 2);
+}
+
+TEST_CASE("an expression that is never assigned records nothing", "[dsl][trace]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 2);
+  pl::Dat<double> x(s), y(s);
+  auto k = pl::kernel("unused", [](auto x, auto y) {
+    auto unused = pl::sqrt(x * x + 1.0);
+    (void)unused;
+    y = x;
+  });
+  pl::par_loop(k, s, x(pl::READ), y(pl::WRITE));
+  const auto ir = k.traced(x(pl::READ), y(pl::WRITE));
+  CHECK(body_kinds(*ir) == std::vector{pl::ir::stmt_kind::assign});
+  for (const auto& e : ir->exprs) CHECK(e.kind != pl::ir::expr_kind::call);
+}
+
+TEST_CASE("select, if_ / else_if_ / else_ and for_ on data-dependent values", "[dsl][control]") {
+  const pl::Runtime rt = host();
+  const int n = 200;
+  const pl::Set s(rt, n);
+  const auto x0 = parloop_test::random_values<double>(n * 3);
+  std::vector<std::int32_t> n0(n);
+  for (int i = 0; i < n; ++i) n0[i] = i % 4;
+  pl::Dat<double, 3> x(s, x0);
+  pl::Dat<std::int32_t> count(s, n0);
+  pl::Dat<double, 4> out(s);
+  auto k = pl::kernel("control", [](auto x, auto count, auto o) {
+    o[0] = pl::select(x[0] > 0.0, x[0], -x[0]);
+    pl::if_(x[1] > 0.5, [&] { o[1] = 1.0; })
+        .else_if_(x[1] > 0.0, [&] { o[1] = 2.0; })
+        .else_if_(x[1] > -0.5, [&] { o[1] = 3.0; })
+        .else_([&] { o[1] = 4.0; });
+    auto sum = pl::let("sum", 0.0);
+    pl::for_(0, count, [&](auto j) { sum += x[j] * (j + 1); });
+    o[2] = sum;
+    auto acc = pl::let("acc", 0.0);
+    pl::for_(0, 3, [&](auto j) {
+      pl::if_(x[j] < 0.0 && j != 1, [&] { acc -= x[j]; });
+    });
+    o[3] = acc;
+  });
+  pl::par_loop(k, s, x(pl::READ), count(pl::READ), out(pl::WRITE));
+
+  std::vector<double> want;
+  for (int i = 0; i < n; ++i) {
+    const double* v = &x0[i * 3];
+    want.push_back(v[0] > 0 ? v[0] : -v[0]);
+    want.push_back(v[1] > 0.5 ? 1.0 : v[1] > 0.0 ? 2.0 : v[1] > -0.5 ? 3.0 : 4.0);
+    double sum = 0;
+    for (int j = 0; j < n0[i]; ++j) sum += v[j] * (j + 1);
+    want.push_back(sum);
+    double acc = 0;
+    for (int j = 0; j < 3; ++j)
+      if (v[j] < 0 && j != 1) acc -= v[j];
+    want.push_back(acc);
+  }
+  check_values<double>(out.host(), want);
+
+  const auto ir = k.traced(x(pl::READ), count(pl::READ), out(pl::WRITE));
+  using sk = pl::ir::stmt_kind;
+  CHECK(body_kinds(*ir) == std::vector{sk::assign, sk::if_, sk::let, sk::for_, sk::assign, sk::let, sk::for_, sk::assign});
+  const std::string text = pl::ir::to_string(*ir);
+  CHECK_THAT(text, Contains("for (int i = 0; i < arg1[0]; ++i)"));
+  CHECK_THAT(text, Contains("} else {"));
+  CHECK_THAT(text, Contains("sum += (arg0[i] * (i + 1));"));
+}
+
+TEST_CASE("a C++ condition decides while tracing", "[dsl][control]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 2);
+  pl::Dat<double> y(s);
+  auto k = pl::kernel("constant_if", [](auto y) {
+    pl::if_(y.size() == 1, [&] { y = 1.0; }).else_([&] { y = 2.0; });
+  });
+  pl::par_loop(k, s, y(pl::WRITE));
+  CHECK(y.host()[0] == 1.0);
+  CHECK(body_kinds(*k.traced(y(pl::WRITE))) == std::vector{pl::ir::stmt_kind::assign});
+}
+
+TEST_CASE("reading a WRITE argument before writing it is refused while tracing", "[dsl][rules]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 3);
+  pl::Dat<double, 2> x(s), w(s);
+  auto early = pl::kernel("early", [](auto x, auto w) { w[0] = w[1] + x[0]; });
+  CHECK_THROWS_AS(pl::par_loop(early, s, x(pl::READ), w(pl::WRITE)), pl::trace_error);
+  CHECK_THROWS_WITH(pl::par_loop(early, s, x(pl::READ), w(pl::WRITE)),
+                    Contains("kernel 'early': argument 1 is declared pl::WRITE and is read (component 1) before"));
+  auto update = pl::kernel("update_unwritten", [](auto w) { w[0] += 1.0; });
+  CHECK_THROWS_AS(pl::par_loop(update, s, w(pl::WRITE)), pl::trace_error);
+
+  auto fine = pl::kernel("fine", [](auto x, auto w) {
+    w[1] = x[1];
+    w[0] = w[1] * 2;
+    w[1] += 1.0;
+  });
+  x.host_view(pl::WRITE)[1] = 5.0;
+  pl::par_loop(fine, s, x(pl::READ), w(pl::WRITE));
+  CHECK(w.host()[0] == 10.0);
+  CHECK(w.host()[1] == 6.0);
+}
+
+TEST_CASE("component and slot indices are checked", "[dsl][rules]") {
+  const pl::Runtime rt = host();
+  const pl::Set cells(rt, 3), edges(rt, 2);
+  const pl::Map m(edges, cells, 2, std::vector<pl::index_t>{0, 1, 1, 2});
+  pl::Dat<double, 2> q(cells), y(edges);
+  std::vector<std::int32_t> k0 = {0, 2};
+  pl::Dat<std::int32_t> idx(edges, k0);
+
+  auto constant = pl::kernel("constant_out_of_range", [](auto q, auto y) { y[0] = q[2]; });
+  CHECK_THROWS_WITH(pl::par_loop(constant, edges, q(pl::READ, m, 0), y(pl::WRITE)),
+                    Contains("argument 0 has dim 2, component 2 is out of range"));
+  auto slot = pl::kernel("slot_out_of_range", [](auto q, auto y) { y[0] = q[2][0]; });
+  CHECK_THROWS_WITH(pl::par_loop(slot, edges, q(pl::READ, m), y(pl::WRITE)),
+                    Contains("arity 2, slot 2 is out of range"));
+  // A computed index is checked where it is computed: on the host, for each element.
+  auto computed = pl::kernel("computed_out_of_range", [](auto q, auto i, auto y) {
+    pl::for_(0, 1, [&](auto) { y[0] = q[i]; });
+  });
+  CHECK_THROWS_WITH(pl::par_loop(computed, edges, q(pl::READ, m, 0), idx(pl::READ), y(pl::WRITE)),
+                    Contains("argument 0 has 2 components; index 2 is out of range"));
+}
+
+TEST_CASE("a MIN / MAX update names its own component on both sides", "[dsl][rules]") {
+  const pl::Runtime rt = host();
+  const pl::Set s(rt, 3);
+  pl::Dat<double> x(s);
+  pl::Global<double, 2> g(rt, {0.0, 0.0});
+  auto k = pl::kernel("crossed", [](auto x, auto g) { g[0] = pl::min(g[1], x); });
+  CHECK_THROWS_AS(pl::par_loop(k, s, x(pl::READ), g(pl::MIN)), pl::trace_error);
+  CHECK_THROWS_WITH(pl::par_loop(k, s, x(pl::READ), g(pl::MIN)), Contains("must be that same component"));
+}
+
+TEST_CASE("a kernel is traced once per argument signature", "[dsl][trace]") {
+  const pl::Runtime rt = host();
+  const pl::Set cells(rt, 5), edges(rt, 4);
+  const pl::Map m2(edges, cells, 2, parloop_test::random_map(4, 5, 2));
+  const pl::Map m3(edges, cells, 3, parloop_test::random_map(4, 5, 3));
+  pl::Dat<double> q(cells), y(edges);
+  auto k = pl::kernel("count", [](auto q, auto y) {
+    y = 0.0;
+    for (int j = 0; j < q.size(); ++j) y += q[j];
+  });
+  for (int i = 0; i < 100; ++i) pl::par_loop(k, edges, q(pl::READ, m2), y(pl::WRITE));
+  CHECK(k.traces() == 1);
+  pl::par_loop(k, edges, q(pl::READ, m3), y(pl::WRITE));
+  CHECK(k.traces() == 2);
+  pl::par_loop(k, edges, q(pl::READ, m2), y(pl::RW));
+  CHECK(k.traces() == 3);
+  auto copy = k;
+  pl::par_loop(copy, edges, q(pl::READ, m3), y(pl::WRITE));
+  CHECK(k.traces() == 3);
+}
+
+TEST_CASE("symbolic values outside a trace are an error, not a crash", "[dsl][trace]") {
+  CHECK_FALSE(pl::dsl::tracing());
+  CHECK_THROWS_AS(pl::dsl::recorder(), pl::trace_error);
+}

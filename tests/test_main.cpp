@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: MIT
+// The Catch2 main of the test executables.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
