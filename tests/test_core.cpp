@@ -10,29 +10,13 @@
 
 #include <parloop/parloop.hpp>
 
+#include "scoped_env.hpp"
+
 namespace pl = parloop;
 using Catch::Matchers::Contains;
+using parloop_test::scoped_env;
 
 namespace {
-
-// Sets an environment variable for one scope.
-class scoped_env {
- public:
-  scoped_env(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
-  }
-  ~scoped_env() {
-    if (had_) ::setenv(name_, old_.c_str(), 1);
-    else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 // A device that is host memory: enough to check what moves and when.
 struct fake_buffer : pl::detail::device_buffer {

@@ -13,6 +13,7 @@
 
 #include "check_values.hpp"
 #include "random_mesh.hpp"
+#include "sample_kernels.hpp"
 
 namespace pl = parloop;
 using parloop_test::check_value;
@@ -291,13 +292,7 @@ TEST_CASE("the design's flux and update loops", "[host][example]") {
   pl::Dat<double, 4> q(cells, q0), res(cells);
   pl::Global<double> rms(rt, 0.0);
 
-  auto flux = pl::kernel("flux", [](auto qa, auto qb, auto ra, auto rb) {
-    for (int k = 0; k < 4; ++k) {
-      auto f = pl::let("f", 0.5 * (qa[k] + qb[k]));
-      ra[k] += f;
-      rb[k] -= f;
-    }
-  });
+  auto flux = parloop_test::flux_kernel();
   pl::par_loop(flux, edges, q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
   auto update = pl::kernel("update", [](auto r, auto rms) {
     for (int k = 0; k < 4; ++k) {

@@ -1,4 +1,121 @@
 // SPDX-License-Identifier: MIT
-// The Catch2 main of the test executables.
-#define CATCH_CONFIG_MAIN
+// The main of the test executables: runs the Catch2 tests, then compiles every kernel they
+// made with the real device compilers -- OpenCL C with clBuildProgram (PoCL here), CUDA with
+// NVRTC for sm_90 -- so that every kernel of the test suite is known to compile.
+#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <parloop/codegen/generate.hpp>
+#include <parloop/dsl/ir_cache.hpp>
+#include <parloop/ir/hash.hpp>
+#if PARLOOP_TEST_OPENCL
+#include <parloop/backend/opencl/compile.hpp>
+#endif
+#if PARLOOP_TEST_CUDA
+#include <parloop/backend/cuda/compile.hpp>
+#endif
+
+namespace pl = parloop;
+namespace cg = parloop::codegen;
+
+namespace {
+
+std::mutex collected_mutex;
+std::vector<pl::ir::kernel> collected;
+
+void collect(const pl::ir::kernel& k) {
+  std::lock_guard lock(collected_mutex);
+  for (const pl::ir::kernel& c : collected) {
+    if (c == k) return;
+  }
+  collected.push_back(k);
+}
+
+// Compiles kernels in batches (one program for many kernels costs PoCL little more than one
+// kernel); a failed batch is compiled kernel by kernel to name the culprit. Returns the
+// number of kernels that failed.
+template <class Build>
+int compile_all(cg::dialect_kind dialect, const char* compiler, Build&& build) {
+  std::vector<cg::generated_source> single;
+  std::vector<std::vector<cg::generated_source>> batches(1);
+  for (std::size_t i = 0; i < collected.size(); ++i) {
+    pl::ir::kernel k = collected[i];
+    if (!k.raw_source.empty()) {
+      // Its C function is called by name: it cannot be renamed into a batch.
+      single.push_back(cg::generate(k, dialect));
+      continue;
+    }
+    k.name += "_" + std::to_string(i);
+    if (batches.back().size() == 100) batches.emplace_back();
+    batches.back().push_back(cg::generate(k, dialect));
+  }
+  int failed = 0;
+  const auto one = [&](const cg::generated_source& s) {
+    try {
+      build(s);
+    } catch (const pl::compile_error& e) {
+      ++failed;
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+  };
+  for (const auto& batch : batches) {
+    if (batch.empty()) continue;
+    cg::generated_source all{dialect, "batch", "batch", {}, {}};
+    for (const auto& s : batch) all.text += s.text + "\n";
+    try {
+      build(all);
+    } catch (const pl::compile_error&) {
+      for (const auto& s : batch) one(s);
+    }
+  }
+  for (const auto& s : single) one(s);
+  std::printf("parloop tests: %zu kernels compiled with %s: %d failed\n", collected.size(), compiler, failed);
+  return failed;
+}
+
+int compile_collected() {
+  const char* setting = std::getenv("PARLOOP_TEST_COMPILE_KERNELS");
+  if (setting != nullptr && std::string(setting) == "0") {
+    std::printf("parloop tests: compiling the kernels is skipped (PARLOOP_TEST_COMPILE_KERNELS=0)\n");
+    return 0;
+  }
+  int failed = 0;
+#if PARLOOP_TEST_OPENCL
+  try {
+    const auto context = pl::backend::opencl::context::first();
+    failed += compile_all(cg::dialect_kind::opencl, ("clBuildProgram on " + context.device().name).c_str(),
+                          [&](const cg::generated_source& s) { pl::backend::opencl::build(context, s); });
+  } catch (const pl::backend_unavailable& e) {
+    std::printf("parloop tests: OpenCL C kernels not compiled: %s\n", e.what());
+  }
+#else
+  std::printf("parloop tests: OpenCL C kernels not compiled: built without OpenCL\n");
+#endif
+#if PARLOOP_TEST_CUDA
+  try {
+    pl::backend::cuda::nvrtc::get();
+    failed += compile_all(cg::dialect_kind::cuda, "NVRTC for sm_90",
+                          [](const cg::generated_source& s) { pl::backend::cuda::build(s, "sm_90"); });
+  } catch (const pl::backend_unavailable& e) {
+    std::printf("parloop tests: CUDA kernels not compiled: %s\n", e.what());
+  }
+#else
+  std::printf("parloop tests: CUDA kernels not compiled: built without the CUDA toolkit\n");
+#endif
+  return failed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  pl::detail::set_ir_observer(collect);
+  const int failed_tests = Catch::Session().run(argc, argv);
+  const int failed_kernels = compile_collected();
+  return failed_tests != 0 || failed_kernels != 0 ? 1 : 0;
+}

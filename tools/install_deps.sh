@@ -3,7 +3,7 @@
 # Installs, from Debian's packages, whatever parloop's build needs and this machine lacks.
 set -euo pipefail
 
-packages=(cmake g++ libcereal-dev libfmt-dev catch2)
+packages=(cmake g++ libcereal-dev libfmt-dev libxxhash-dev catch2 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace parloop {
 
@@ -31,6 +32,21 @@ class data_error : public error {
 class trace_error : public error {
  public:
   using error::error;
+};
+
+// Generated or user-written device source that a device compiler refused. what() carries the
+// compiler's log and the source with line numbers; log() and source_path() give them alone.
+class compile_error : public error {
+ public:
+  compile_error(const std::string& what, std::string log, std::string source_path)
+      : error(what), log_(std::move(log)), source_path_(std::move(source_path)) {}
+  const std::string& log() const { return log_; }
+  // Where PARLOOP_DUMP_SOURCE wrote the source; empty when it is not set.
+  const std::string& source_path() const { return source_path_; }
+
+ private:
+  std::string log_;
+  std::string source_path_;
 };
 
 // The requested backend is not built into this program or cannot run on this machine.

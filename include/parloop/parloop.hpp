@@ -13,6 +13,7 @@
 #include "parloop/dsl/kernel.hpp"
 #include "parloop/dsl/math.hpp"
 #include "parloop/dsl/operators.hpp"
+#include "parloop/dsl/source_kernel.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/par_loop.hpp"
 #include "parloop/ir/print.hpp"

@@ -46,8 +46,8 @@ class Global {
   }
   std::array<T, Dim> values() const {
     state_->array.ensure_host(state_->device());
-    std::array<T, Dim> out;
-    std::copy(state_->host.begin(), state_->host.end(), out.begin());
+    std::array<T, Dim> out{};
+    for (int k = 0; k < Dim; ++k) out[static_cast<std::size_t>(k)] = state_->host[static_cast<std::size_t>(k)];
     return out;
   }
   void set_value(T value)

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cctype>
 #include <cstddef>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,28 +39,31 @@ struct expr_hash {
   }
 };
 
-// Bitwise on the floating value, so that 0.0 and -0.0 stay distinct literals.
-struct expr_equal {
-  bool operator()(const expr& x, const expr& y) const {
-    return x.kind == y.kind && x.type == y.type && x.o == y.o && x.a == y.a && x.b == y.b && x.c == y.c &&
-           x.ival == y.ival && std::bit_cast<std::uint64_t>(x.fval) == std::bit_cast<std::uint64_t>(y.fval);
-  }
-};
-
 inline bool is_identifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// Words of C, OpenCL C and CUDA that a generated local must not be called.
+// Whether s is `prefix` followed by a digit: the generated code's own names (arg0, data1, map0).
+inline bool is_generated_name(std::string_view s, std::string_view prefix) {
+  return s.size() > prefix.size() && s.starts_with(prefix) && std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
+}
+
+// Names a generated local must not take: words of C, OpenCL C and CUDA, the built-ins and
+// math functions the generated code calls, and the generated code's own names.
 inline bool is_reserved_word(std::string_view s) {
-  static constexpr std::array<std::string_view, 44> words = {
+  static constexpr std::string_view words[] = {
       "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
       "enum", "extern", "float", "for", "goto", "half", "if", "inline", "int", "long", "register",
       "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
       "unsigned", "void", "volatile", "while", "kernel", "global", "local", "constant", "private",
-      "__global__", "__device__", "__shared__"};
-  return std::find(words.begin(), words.end(), s) != words.end() || s.starts_with("pl_") || s.starts_with("__");
+      "true", "false", "size_t", "uint", "ulong", "uchar", "ushort", "sqrt", "fabs", "exp", "log", "pow",
+      "min", "max", "sin", "cos", "tan", "atan2", "floor", "ceil", "sqrtf", "fabsf", "expf", "logf", "powf",
+      "sinf", "cosf", "tanf", "atan2f", "floorf", "ceilf", "fmin", "fmax", "blockIdx", "blockDim",
+      "threadIdx", "gridDim", "get_global_id", "INFINITY", "NAN", "new", "delete", "this", "template"};
+  return std::find(std::begin(words), std::end(words), s) != std::end(words) || s.starts_with("pl_") || s.starts_with("__") ||
+         s.starts_with("atom") || s.starts_with("as_") || is_generated_name(s, "arg") ||
+         is_generated_name(s, "data") || is_generated_name(s, "map");
 }
 
 }  // namespace detail
@@ -211,7 +214,7 @@ class builder {
 
   kernel k_;
   std::vector<id> open_;
-  std::unordered_map<expr, id, detail::expr_hash, detail::expr_equal> interned_;
+  std::unordered_map<expr, id, detail::expr_hash> interned_;
   std::vector<written_element> written_;
 };
 

@@ -2,6 +2,7 @@
 // The kernel IR: plain data that tracing produces and code generation consumes.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,7 +17,9 @@ namespace parloop::ir {
 using id = std::uint32_t;
 inline constexpr id no_id = std::numeric_limits<id>::max();
 
-// One argument of the loop, in par_loop order.
+// One argument of the loop, in par_loop order. Arguments that share a dat share `data`, and
+// arguments through one map share `map`: the generated kernel takes each array and each map
+// once, so a written buffer never aliases another parameter.
 struct param {
   scalar_type type;
   int dim;
@@ -24,6 +27,10 @@ struct param {
   arg_kind kind;
   int slot;   // the map slot of an indirect argument
   int arity;  // the map's arity of an indirect or whole-map argument, else 1
+  int data;   // which distinct dat or global, numbered by first appearance
+  int map;    // which distinct map, numbered by first appearance; -1 if none
+
+  friend bool operator==(const param&, const param&) = default;
 };
 
 enum class expr_kind : std::uint8_t {
@@ -44,11 +51,19 @@ struct expr {
   id a = no_id, b = no_id, c = no_id;
   std::int64_t ival = 0;
   double fval = 0.0;
+
+  // Bitwise on the floating value, so that 0.0 and -0.0 stay distinct literals.
+  friend bool operator==(const expr& x, const expr& y) {
+    return x.kind == y.kind && x.type == y.type && x.o == y.o && x.a == y.a && x.b == y.b && x.c == y.c &&
+           x.ival == y.ival && std::bit_cast<std::uint64_t>(x.fval) == std::bit_cast<std::uint64_t>(y.fval);
+  }
 };
 
 struct local {
   std::string name;
   scalar_type type;
+
+  friend bool operator==(const local&, const local&) = default;
 };
 
 enum class stmt_kind : std::uint8_t {
@@ -67,12 +82,18 @@ struct stmt {
   id hi = no_id;      // for_
   id block = no_id;   // if_: then; for_: body
   id else_block = no_id;
+
+  friend bool operator==(const stmt&, const stmt&) = default;
 };
 
 struct block {
   std::vector<id> stmts;
+
+  friend bool operator==(const block&, const block&) = default;
 };
 
+// A traced kernel has a body; a kernel from source has raw_source instead (an elemental C
+// function called `name`, taking one pointer per parameter) and no body.
 struct kernel {
   std::string name;
   std::vector<param> params;
@@ -80,6 +101,10 @@ struct kernel {
   std::vector<local> locals;
   std::vector<stmt> stmts;
   std::vector<block> blocks;  // blocks[0] is the body
+  std::string raw_source;
+
+  // Structural: two kernels are equal when they would generate the same code.
+  friend bool operator==(const kernel&, const kernel&) = default;
 };
 
 }  // namespace parloop::ir

@@ -108,7 +108,8 @@ inline std::string to_string(const kernel& k) {
     out += "\n";
   }
   out += "{\n";
-  detail::block_text(k, 0, 1, out);
+  if (k.raw_source.empty()) detail::block_text(k, 0, 1, out);
+  else out += "  // the C function in its source\n";
   out += "}\n";
   return out;
 }

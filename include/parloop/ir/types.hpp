@@ -23,6 +23,12 @@ constexpr std::string_view type_name(scalar_type t) {
 
 constexpr bool is_floating(scalar_type t) { return t == scalar_type::float32 || t == scalar_type::float64; }
 
+// The type C and C++ compute a binary operation on a and b in (bool promotes to int).
+constexpr scalar_type promote(scalar_type a, scalar_type b) {
+  const scalar_type wider = static_cast<std::uint8_t>(a) > static_cast<std::uint8_t>(b) ? a : b;
+  return wider == scalar_type::boolean ? scalar_type::int32 : wider;
+}
+
 // The C++ types a kernel may compute with. char and short never appear: C++ promotes them to
 // int in every expression. Unsigned types are refused: their wrap-around arithmetic mixed
 // with signed indices is a classic source of wrong answers on devices.

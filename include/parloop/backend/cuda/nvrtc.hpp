@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// NVRTC, loaded at run time: a program built with the CUDA backend starts, and reports the
+// backend unavailable, on a machine without the CUDA toolkit's runtime compiler.
+#pragma once
+
+#include <nvrtc.h>
+
+#include <cstdlib>
+#include <vector>
+#include <string>
+
+#include "parloop/backend/cuda/library.hpp"
+#include "parloop/error.hpp"
+
+namespace parloop::backend::cuda {
+
+class nvrtc {
+ public:
+  decltype(&::nvrtcCreateProgram) create_program = nullptr;
+  decltype(&::nvrtcCompileProgram) compile_program = nullptr;
+  decltype(&::nvrtcGetProgramLogSize) get_program_log_size = nullptr;
+  decltype(&::nvrtcGetProgramLog) get_program_log = nullptr;
+  decltype(&::nvrtcGetCUBINSize) get_cubin_size = nullptr;
+  decltype(&::nvrtcGetCUBIN) get_cubin = nullptr;
+  decltype(&::nvrtcDestroyProgram) destroy_program = nullptr;
+  decltype(&::nvrtcGetErrorString) get_error_string = nullptr;
+  decltype(&::nvrtcVersion) version = nullptr;
+
+  // The library, loaded on first use; throws backend_unavailable, with the reason, if it cannot be.
+  static const nvrtc& get() {
+    static const nvrtc instance;
+    if (!instance.library_.reason().empty()) throw backend_unavailable("CUDA: " + instance.library_.reason());
+    return instance;
+  }
+
+  // The version as major * 1000 + minor * 10 (13.0 -> 13000), part of what identifies a compiler.
+  int version_number() const {
+    int major = 0, minor = 0;
+    version(&major, &minor);
+    return major * 1000 + minor * 10;
+  }
+
+ private:
+  nvrtc() : library_(candidates(), "NVRTC (libnvrtc.so) was not found; install the CUDA toolkit or put its lib "
+                                   "directory on LD_LIBRARY_PATH") {
+    library_.load(create_program, "nvrtcCreateProgram");
+    library_.load(compile_program, "nvrtcCompileProgram");
+    library_.load(get_program_log_size, "nvrtcGetProgramLogSize");
+    library_.load(get_program_log, "nvrtcGetProgramLog");
+    library_.load(get_cubin_size, "nvrtcGetCUBINSize");
+    library_.load(get_cubin, "nvrtcGetCUBIN");
+    library_.load(destroy_program, "nvrtcDestroyProgram");
+    library_.load(get_error_string, "nvrtcGetErrorString");
+    library_.load(version, "nvrtcVersion");
+  }
+
+  static std::vector<std::string> candidates() {
+    const char* env = std::getenv("CUDA_HOME");
+    const std::string home = env != nullptr ? env : "/usr/local/cuda";
+    return {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", home + "/lib64/libnvrtc.so", home + "/lib/libnvrtc.so"};
+  }
+
+  shared_library library_;
+};
+
+}  // namespace parloop::backend::cuda

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The CUDA dialect: extern "C" __global__ entry points, plain pointers, blockIdx/threadIdx,
+// float math names with an f suffix, and atomics from CUDA's built-ins.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "parloop/codegen/dialect.hpp"
+
+namespace parloop::codegen {
+
+class cuda_dialect final : public dialect {
+ public:
+  dialect_kind kind() const override { return dialect_kind::cuda; }
+  std::string_view name() const override { return "CUDA"; }
+  std::string_view extension() const override { return "cu"; }
+
+  std::string_view type(ir::scalar_type t) const override {
+    switch (t) {
+      case ir::scalar_type::boolean: return "bool";
+      case ir::scalar_type::int32: return "int";
+      case ir::scalar_type::int64: return "long long";
+      case ir::scalar_type::float32: return "float";
+      case ir::scalar_type::float64: return "double";
+    }
+    return "?";
+  }
+  std::string int64_literal(std::int64_t v) const override {
+    if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1LL)";
+    return fmt::format("{}LL", v);
+  }
+  // NVRTC has no math headers by default: build the special values from their bits.
+  std::string infinity(ir::scalar_type t, bool negative) const override {
+    const std::string inf = t == ir::scalar_type::float32 ? "__int_as_float(0x7f800000)"
+                                                          : "__longlong_as_double(0x7ff0000000000000LL)";
+    return negative ? "(-" + inf + ")" : inf;
+  }
+  std::string not_a_number(ir::scalar_type t) const override {
+    return t == ir::scalar_type::float32 ? "__int_as_float(0x7fffffff)" : "__longlong_as_double(0x7fffffffffffffffLL)";
+  }
+  std::string math(ir::op o, ir::scalar_type t) const override {
+    return std::string(ir::op_name(o)) + (t == ir::scalar_type::float32 ? "f" : "");
+  }
+
+  std::string kernel_head(std::string_view entry) const override {
+    return fmt::format("extern \"C\" __global__ void {}", entry);
+  }
+  std::string buffer(ir::scalar_type t, bool is_const) const override {
+    return fmt::format("{}{}* __restrict__", is_const ? "const " : "", type(t));
+  }
+  std::string_view work_item() const override { return "(int)(blockIdx.x * blockDim.x + threadIdx.x)"; }
+  std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
+
+  void pragmas(source_writer&, const features&) const override {}
+
+  void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const override {
+    using ir::scalar_type;
+    w.open("{} void pl_atomic_{}_{}({}* p, {} v)", helper_qualifiers(), atomic_name(o), type_tag(t), type(t), type(t));
+    const std::string_view builtin = o == atomic_op::add ? "atomicAdd" : o == atomic_op::min ? "atomicMin" : "atomicMax";
+    if (t == scalar_type::int64 && o == atomic_op::add) {
+      // Two's complement: an unsigned add gives the signed sum.
+      w.line("atomicAdd((unsigned long long*)p, (unsigned long long)v);");
+    } else if (!ir::is_floating(t) || o == atomic_op::add) {
+      w.line("{}(p, v);", builtin);
+    } else {
+      // No floating atomic min / max: retry a compare-and-swap on the bits.
+      const bool f32 = t == scalar_type::float32;
+      const std::string_view bits = f32 ? "int" : "unsigned long long";
+      const std::string_view as_bits = f32 ? "__float_as_int" : "(unsigned long long)__double_as_longlong";
+      const std::string_view as_value = f32 ? "__int_as_float" : "__longlong_as_double";
+      w.line("{} seen = {}(*p);", bits, as_bits);
+      w.line("{} expected;", bits);
+      w.open("do");
+      w.line("expected = seen;");
+      w.line("seen = atomicCAS(({}*)p, expected, {}(pl_{}_{}({}(({})expected), v)));", bits, as_bits, atomic_name(o),
+             type_tag(t), as_value, f32 ? "int" : "long long");
+      w.close(" while (seen != expected);");
+    }
+    w.close();
+  }
+
+  void atomic_features(atomic_op, ir::scalar_type, features&) const override {}
+};
+
+}  // namespace parloop::codegen

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// What differs between the device languages parloop writes: one implementation per dialect.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "parloop/codegen/writer.hpp"
+#include "parloop/ir/types.hpp"
+
+namespace parloop::codegen {
+
+enum class dialect_kind : std::uint8_t { opencl, cuda };
+
+enum class atomic_op : std::uint8_t { add, min, max };
+
+constexpr std::string_view atomic_name(atomic_op o) {
+  switch (o) {
+    case atomic_op::add: return "add";
+    case atomic_op::min: return "min";
+    case atomic_op::max: return "max";
+  }
+  return "?";
+}
+
+// A short tag naming a scalar type inside helper names (pl_atomic_add_f64).
+constexpr std::string_view type_tag(ir::scalar_type t) {
+  switch (t) {
+    case ir::scalar_type::boolean:
+    case ir::scalar_type::int32: return "i32";
+    case ir::scalar_type::int64: return "i64";
+    case ir::scalar_type::float32: return "f32";
+    case ir::scalar_type::float64: return "f64";
+  }
+  return "?";
+}
+
+// Language features a generated source uses, which some dialects must switch on.
+struct features {
+  bool fp64 = false;
+  bool int64_atomics = false;           // 64-bit atomic add and compare-and-swap
+  bool int64_extended_atomics = false;  // 64-bit atomic min and max
+};
+
+class dialect {
+ public:
+  virtual ~dialect() = default;
+
+  virtual dialect_kind kind() const = 0;
+  virtual std::string_view name() const = 0;
+  // The file extension of dumped sources.
+  virtual std::string_view extension() const = 0;
+
+  virtual std::string_view type(ir::scalar_type t) const = 0;
+  virtual std::string int64_literal(std::int64_t v) const = 0;
+  virtual std::string infinity(ir::scalar_type t, bool negative) const = 0;
+  virtual std::string not_a_number(ir::scalar_type t) const = 0;
+  // The name of a math function on arguments of type t.
+  virtual std::string math(ir::op o, ir::scalar_type t) const = 0;
+
+  // `<qualifiers> void entry` of a kernel entry point.
+  virtual std::string kernel_head(std::string_view entry) const = 0;
+  // The declaration of a device buffer parameter, without its name.
+  virtual std::string buffer(ir::scalar_type t, bool is_const) const = 0;
+  // An int expression: this work-item's index in the whole launch.
+  virtual std::string_view work_item() const = 0;
+  // The qualifiers of a device helper function.
+  virtual std::string_view helper_qualifiers() const = 0;
+
+  virtual void pragmas(source_writer& w, const features& f) const = 0;
+  // The statements of `void pl_atomic_<op>_<type>(p, v)`: *p = *p op v, atomically.
+  virtual void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const = 0;
+  // What atomic_helper(o, t) needs switched on.
+  virtual void atomic_features(atomic_op o, ir::scalar_type t, features& f) const = 0;
+};
+
+}  // namespace parloop::codegen

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+// Writes a kernel's IR as device source in a dialect: the entry point takes start, end and
+// the buffers of codegen::buffers(); each work-item gathers its indirect arguments into
+// private arrays, runs the body, and scatters them back by access mode.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "parloop/codegen/dialect.hpp"
+#include "parloop/codegen/layout.hpp"
+#include "parloop/codegen/writer.hpp"
+#include "parloop/ir/kernel.hpp"
+
+namespace parloop::codegen {
+
+// The name of the entry point: the kernel's own name, or for a kernel from source (whose
+// function has that name) the name with a pl_ prefix, which user kernels cannot take.
+inline std::string entry_name(const ir::kernel& k) { return k.raw_source.empty() ? k.name : "pl_" + k.name; }
+
+class emitter {
+ public:
+  emitter(const ir::kernel& k, const dialect& d) : k_(k), d_(d) {}
+
+  std::string emit() {
+    source_writer kernel;
+    kernel_definition(kernel);
+
+    source_writer out;
+    out.line("// parloop kernel '{}' in {}, generated {}", k_.name, d_.name(),
+             raw() ? "around its C source" : "from its trace");
+    d_.pragmas(out, features_);
+    helpers(out);
+    if (raw()) {
+      out.blank();
+      out.verbatim(k_.raw_source);
+    }
+    out.blank();
+    out.append(kernel);
+    return out.text();
+  }
+
+ private:
+  // How the body reaches an argument: through a pointer into its buffer, a private copy
+  // gathered before and scattered after the body, or a private partial result.
+  enum class holding { in_place, private_copy, partial };
+
+  bool raw() const { return !k_.raw_source.empty(); }
+
+  holding holding_of(const ir::param& p) const {
+    if (is_global_reduction(p)) return holding::partial;
+    if (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) return holding::private_copy;
+    // The elemental C function of a source kernel takes private pointers (OpenCL C's default
+    // address space), so its direct arguments are copied too.
+    return raw() ? holding::private_copy : holding::in_place;
+  }
+
+  std::string_view type(ir::scalar_type t) {
+    if (t == ir::scalar_type::float64) features_.fp64 = true;
+    return d_.type(t);
+  }
+  std::string_view index_type() { return type(ir::scalar_type::int64); }
+
+  std::string floating_literal(ir::scalar_type t, double v) {
+    if (std::isnan(v)) return d_.not_a_number(t);
+    if (std::isinf(v)) return d_.infinity(t, v < 0);
+    std::string s = t == ir::scalar_type::float32 ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return t == ir::scalar_type::float32 ? s + "f" : s;
+  }
+
+  std::string literal(ir::scalar_type t, std::int64_t i, double f) {
+    switch (t) {
+      case ir::scalar_type::boolean: return i != 0 ? "true" : "false";
+      case ir::scalar_type::int32: return i == -2147483648LL ? "(-2147483647 - 1)" : std::to_string(i);
+      case ir::scalar_type::int64: return d_.int64_literal(i);
+      case ir::scalar_type::float32:
+      case ir::scalar_type::float64: type(t); return floating_literal(t, f);
+    }
+    return "?";
+  }
+
+  // The start value of a private INC, MIN or MAX result.
+  std::string identity(access mode, ir::scalar_type t) {
+    if (mode == access::inc) return literal(t, 0, 0.0);
+    const bool lowest = mode == access::max;
+    switch (t) {
+      case ir::scalar_type::boolean:
+      case ir::scalar_type::int32: return literal(t, lowest ? -2147483648LL : 2147483647LL, 0.0);
+      case ir::scalar_type::int64:
+        return literal(t, lowest ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max(),
+                       0.0);
+      case ir::scalar_type::float32:
+      case ir::scalar_type::float64: type(t); return d_.infinity(t, lowest);
+    }
+    return "?";
+  }
+
+  std::string minmax_call(ir::op o, ir::scalar_type t, const std::string& a, const std::string& b) {
+    const ir::scalar_type ht = t == ir::scalar_type::boolean ? ir::scalar_type::int32 : t;
+    minmax_.insert({o, ht});
+    type(ht);
+    return fmt::format("pl_{}_{}({}, {})", ir::op_name(o), type_tag(ht), a, b);
+  }
+
+  std::string converted(ir::id e, ir::scalar_type to) {
+    const std::string s = expr(e);
+    return k_.exprs[e].type == to ? s : fmt::format("({}){}", type(to), s);
+  }
+
+  std::string expr(ir::id i) {
+    const ir::expr& e = k_.exprs.at(i);
+    switch (e.kind) {
+      case ir::expr_kind::literal: return literal(e.type, e.ival, e.fval);
+      case ir::expr_kind::element:
+        return e.b == ir::no_id ? fmt::format("arg{}[{}]", e.a, expr(e.c))
+                                : fmt::format("arg{}[{}][{}]", e.a, expr(e.b), expr(e.c));
+      case ir::expr_kind::local: return k_.locals.at(e.a).name;
+      case ir::expr_kind::unary: type(e.type); return fmt::format("({}{})", ir::op_name(e.o), expr(e.a));
+      case ir::expr_kind::binary:
+        type(e.type);
+        return fmt::format("({} {} {})", expr(e.a), ir::op_name(e.o), expr(e.b));
+      case ir::expr_kind::call:
+        if (e.o == ir::op::min || e.o == ir::op::max) return minmax_call(e.o, e.type, expr(e.a), expr(e.b));
+        // Math functions take their result type: sqrt of an int is sqrt of a double, as in C++.
+        if (e.b == ir::no_id) return fmt::format("{}({})", d_.math(e.o, e.type), converted(e.a, e.type));
+        return fmt::format("{}({}, {})", d_.math(e.o, e.type), converted(e.a, e.type), converted(e.b, e.type));
+      case ir::expr_kind::select:
+        return fmt::format("({} ? {} : {})", expr(e.a), converted(e.b, e.type), converted(e.c, e.type));
+      case ir::expr_kind::cast: return fmt::format("(({}){})", type(e.type), expr(e.a));
+    }
+    return "?";
+  }
+
+  // A statement's right-hand side needs no outer parentheses.
+  std::string value(ir::id i) {
+    std::string s = expr(i);
+    if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+    int depth = 0;
+    for (std::size_t c = 0; c + 1 < s.size(); ++c) {
+      depth += s[c] == '(' ? 1 : s[c] == ')' ? -1 : 0;
+      if (depth == 0) return s;  // the first parenthesis closes before the end
+    }
+    return s.substr(1, s.size() - 2);
+  }
+
+  void block(source_writer& w, ir::id b) {
+    for (const ir::id si : k_.blocks.at(b).stmts) statement(w, k_.stmts[si]);
+  }
+
+  void statement(source_writer& w, const ir::stmt& s) {
+    switch (s.kind) {
+      case ir::stmt_kind::let:
+        w.line("{} {} = {};", type(k_.locals[s.target].type), k_.locals[s.target].name, value(s.value));
+        return;
+      case ir::stmt_kind::assign: w.line("{} = {};", expr(s.target), value(s.value)); return;
+      case ir::stmt_kind::update:
+        if (s.o == ir::op::min || s.o == ir::op::max) {
+          const ir::scalar_type t = ir::promote(k_.exprs[s.target].type, k_.exprs[s.value].type);
+          const std::string target = expr(s.target);
+          w.line("{} = {};", target, minmax_call(s.o, t, target, value(s.value)));
+        } else {
+          w.line("{} {}= {};", expr(s.target), ir::op_name(s.o), value(s.value));
+        }
+        return;
+      case ir::stmt_kind::if_:
+        w.open("if ({})", value(s.value));
+        block(w, s.block);
+        if (s.else_block != ir::no_id) {
+          w.reopen("else");
+          block(w, s.else_block);
+        }
+        w.close();
+        return;
+      case ir::stmt_kind::for_: {
+        const ir::local& v = k_.locals[s.target];
+        w.open("for ({} {} = {}; {} < {}; ++{})", type(v.type), v.name, value(s.value), v.name, value(s.hi), v.name);
+        block(w, s.block);
+        w.close();
+        return;
+      }
+    }
+  }
+
+  // `statement` for each component k: one line for dim 1, else a loop over pl_k.
+  template <class F>
+  void for_components(source_writer& w, int dim, F&& statement_for) {
+    if (dim == 1) w.line("{}", statement_for("0"));
+    else w.line("for (int pl_k = 0; pl_k < {}; ++pl_k) {}", dim, statement_for("pl_k"));
+  }
+
+  // `statement` for each (slot j, component k) of a private copy: a whole-map argument
+  // loops over its slots with the slot's position in the dat as pl_at.
+  template <class F>
+  void for_elements(source_writer& w, std::size_t i, const ir::param& p, F&& statement_for, bool with_data = true) {
+    const std::string arg = fmt::format("arg{}", i);
+    if (p.kind != arg_kind::whole_map) {
+      const std::string at = p.kind == arg_kind::global ? std::string() : arg + "_at + ";
+      for_components(w, p.dim, [&](const std::string& k) {
+        return statement_for(fmt::format("{}[{}]", arg, k), fmt::format("data{}[{}{}]", p.data, at, k));
+      });
+      return;
+    }
+    w.open("for (int pl_j = 0; pl_j < {}; ++pl_j)", p.arity);
+    if (with_data) {
+      w.line("const {} pl_at = ({})map{}[({})pl_e * {} + pl_j] * {};", index_type(), index_type(), p.map, index_type(),
+             p.arity, p.dim);
+    }
+    for_components(w, p.dim, [&](const std::string& k) {
+      const std::string mine = raw() ? fmt::format("{}[pl_j * {} + {}]", arg, p.dim, k) : fmt::format("{}[pl_j][{}]", arg, k);
+      return statement_for(mine, fmt::format("data{}[pl_at + {}]", p.data, k));
+    });
+    w.close();
+  }
+
+  void declare_private(source_writer& w, std::size_t i, const ir::param& p) {
+    if (p.kind == arg_kind::whole_map) {
+      if (raw()) w.line("{} arg{}[{}];", type(p.type), i, p.arity * p.dim);
+      else w.line("{} arg{}[{}][{}];", type(p.type), i, p.arity, p.dim);
+    } else {
+      w.line("{} arg{}[{}];", type(p.type), i, p.dim);
+    }
+  }
+
+  // Before the body: pointers, private copies and their old values.
+  void gather(source_writer& w, std::size_t i, const ir::param& p) {
+    const holding h = holding_of(p);
+    if (h == holding::partial) return;
+    if (h == holding::in_place) {
+      const std::string offset =
+          p.kind == arg_kind::global ? std::string() : fmt::format(" + ({})pl_e * {}", index_type(), p.dim);
+      w.line("{} const arg{} = data{}{};", d_.buffer(p.type, p.mode == access::read), i, p.data, offset);
+      return;
+    }
+    if (p.kind == arg_kind::indirect) {
+      w.line("const {} arg{}_at = ({})map{}[({})pl_e * {} + {}] * {};", index_type(), i, index_type(), p.map,
+             index_type(), p.arity, p.slot, p.dim);
+    } else if (p.kind == arg_kind::direct) {
+      w.line("const {} arg{}_at = ({})pl_e * {};", index_type(), i, index_type(), p.dim);
+    }
+    declare_private(w, i, p);
+    // INC, MIN and MAX start from their identity and combine with the data when scattered;
+    // every other mode starts from the old value (WRITE too: the body may leave components
+    // unwritten, and they must keep their values).
+    if (p.mode == access::inc || p.mode == access::min || p.mode == access::max) {
+      const std::string start = identity(p.mode, p.type);
+      for_elements(
+          w, i, p, [&](const std::string& mine, const std::string&) { return fmt::format("{} = {};", mine, start); },
+          false);
+    } else {
+      for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+    }
+  }
+
+  // After the body: private copies go back to their buffers.
+  void scatter(source_writer& w, std::size_t i, const ir::param& p) {
+    if (holding_of(p) != holding::private_copy || p.mode == access::read) return;
+    // Through a map several work-items can reach one element: INC, MIN and MAX combine atomically.
+    const bool shared = p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map;
+    for_elements(w, i, p, [&](const std::string& mine, const std::string& data) -> std::string {
+      switch (p.mode) {
+        case access::inc:
+        case access::min:
+        case access::max: {
+          const atomic_op o = p.mode == access::inc ? atomic_op::add : p.mode == access::min ? atomic_op::min : atomic_op::max;
+          if (shared) {
+            atomics_.insert({o, p.type});
+            if (o != atomic_op::add && ir::is_floating(p.type)) minmax_.insert({o == atomic_op::min ? ir::op::min : ir::op::max, p.type});
+            d_.atomic_features(o, p.type, features_);
+            return fmt::format("pl_atomic_{}_{}(&{}, {});", atomic_name(o), type_tag(p.type), data, mine);
+          }
+          if (o == atomic_op::add) return fmt::format("{} += {};", data, mine);
+          return fmt::format("{} = {};", data, minmax_call(o == atomic_op::min ? ir::op::min : ir::op::max, p.type, data, mine));
+        }
+        default: return fmt::format("{} = {};", data, mine);
+      }
+    });
+  }
+
+  void raw_call(source_writer& w) {
+    std::string args;
+    for (std::size_t i = 0; i < k_.params.size(); ++i) args += fmt::format("{}arg{}", i == 0 ? "" : ", ", i);
+    w.line("{}({});", k_.name, args);
+  }
+
+  void kernel_definition(source_writer& w) {
+    std::string params = "const int pl_start, const int pl_end";
+    for (const kernel_buffer& b : buffers(k_)) {
+      switch (b.role) {
+        case buffer_role::data: params += fmt::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index); break;
+        case buffer_role::map: params += fmt::format(",\n    {} map{}", d_.buffer(b.type, true), b.index); break;
+        case buffer_role::partials:
+          params += fmt::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
+          type(b.type);
+          break;
+      }
+    }
+    w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
+    w.line("const int pl_item = {};", d_.work_item());
+    w.line("const int pl_e = pl_start + pl_item;");
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      if (holding_of(p) != holding::partial) continue;
+      declare_private(w, i, p);
+      const std::string start = identity(p.mode, p.type);
+      for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
+    }
+    w.open("if (pl_e < pl_end)");
+    for (std::size_t i = 0; i < k_.params.size(); ++i) gather(w, i, k_.params[i]);
+    if (raw()) raw_call(w);
+    else block(w, 0);
+    for (std::size_t i = 0; i < k_.params.size(); ++i) scatter(w, i, k_.params[i]);
+    w.close();
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      if (holding_of(p) != holding::partial) continue;
+      // One partial per work-item, the identity where the work-item had no element.
+      for_components(w, p.dim, [&](const std::string& k) {
+        const std::string slot =
+            p.dim == 1 ? std::string("pl_item") : fmt::format("({})pl_item * {} + {}", index_type(), p.dim, k);
+        return fmt::format("arg{}_partials[{}] = arg{}[{}];", i, slot, i, k);
+      });
+    }
+    w.close();
+  }
+
+  // Helpers are guarded so that several generated sources can be compiled as one.
+  void helpers(source_writer& w) {
+    const auto guarded = [&](const std::string& name, auto&& define) {
+      w.line("#ifndef {}", name);
+      w.line("#define {}", name);
+      define();
+      w.line("#endif");
+    };
+    for (const auto& [o, t] : minmax_) {
+      const std::string name = fmt::format("pl_{}_{}", ir::op_name(o), type_tag(t));
+      guarded("PL_HELPER_" + name, [&] {
+        w.line("{} {} {}({} a, {} b) {{ return {}; }}", d_.helper_qualifiers(), d_.type(t), name, d_.type(t), d_.type(t),
+               o == ir::op::min ? "b < a ? b : a" : "a < b ? b : a");
+      });
+    }
+    for (const auto& [o, t] : atomics_) {
+      guarded(fmt::format("PL_HELPER_pl_atomic_{}_{}", atomic_name(o), type_tag(t)), [&] { d_.atomic_helper(w, o, t); });
+    }
+  }
+
+  const ir::kernel& k_;
+  const dialect& d_;
+  features features_;
+  std::set<std::pair<ir::op, ir::scalar_type>> minmax_;
+  std::set<std::pair<atomic_op, ir::scalar_type>> atomics_;
+};
+
+}  // namespace parloop::codegen

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// From IR to device source: the entry point of code generation, and PARLOOP_DUMP_SOURCE.
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "parloop/codegen/cuda.hpp"
+#include "parloop/codegen/dialect.hpp"
+#include "parloop/codegen/emitter.hpp"
+#include "parloop/codegen/opencl.hpp"
+#include "parloop/error.hpp"
+#include "parloop/ir/hash.hpp"
+#include "parloop/ir/kernel.hpp"
+
+namespace parloop::codegen {
+
+struct generated_source {
+  dialect_kind dialect;
+  std::string kernel;  // the kernel's name
+  std::string entry;   // the entry point's name in the source
+  std::string text;
+  std::string path;  // where PARLOOP_DUMP_SOURCE wrote it; empty if not set
+};
+
+inline const dialect& dialect_of(dialect_kind kind) {
+  static const opencl_dialect opencl;
+  static const cuda_dialect cuda;
+  return kind == dialect_kind::opencl ? static_cast<const dialect&>(opencl) : static_cast<const dialect&>(cuda);
+}
+
+namespace detail {
+
+// Writes next to the final name, then renames: a reader never sees half a file.
+inline std::string dump_source(const std::filesystem::path& dir, const std::string& file, const std::string& text) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path target = dir / file;
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path temporary =
+      dir / fmt::format("{}.tmp.{}.{}", file, static_cast<long>(::getpid()), counter.fetch_add(1));
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temporary, ec);
+      throw error(fmt::format("PARLOOP_DUMP_SOURCE: cannot write '{}'", target.string()));
+    }
+  }
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw error(fmt::format("PARLOOP_DUMP_SOURCE: cannot write '{}'", target.string()));
+  }
+  return target.string();
+}
+
+}  // namespace detail
+
+// The kernel as source in one dialect. With PARLOOP_DUMP_SOURCE=<dir>, the source is also
+// written there as <entry>-<hash of the text>.<cl|cu>.
+inline generated_source generate(const ir::kernel& k, dialect_kind kind) {
+  const dialect& d = dialect_of(kind);
+  generated_source out{kind, k.name, entry_name(k), emitter(k, d).emit(), {}};
+  const char* dir = std::getenv("PARLOOP_DUMP_SOURCE");
+  if (dir != nullptr && *dir != '\0') {
+    const std::string file = fmt::format("{}-{:016x}.{}", out.entry, XXH3_64bits(out.text.data(), out.text.size()),
+                                         d.extension());
+    out.path = detail::dump_source(dir, file, out.text);
+  }
+  return out;
+}
+
+// The message of a compile_error: what failed, the compiler's log, the numbered source.
+inline std::string compile_failure(const generated_source& s, std::string_view compiler, std::string_view log) {
+  return fmt::format("kernel '{}' failed to compile with {}{}\n--- compiler log ---\n{}\n--- source ({}) ---\n{}",
+                     s.kernel, compiler, s.path.empty() ? std::string() : " (source: " + s.path + ")", log,
+                     dialect_of(s.dialect).name(), with_line_numbers(s.text));
+}
+
+}  // namespace parloop::codegen

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// The OpenCL C dialect: __kernel, __global pointers, get_global_id, extension pragmas, and
+// atomics from OpenCL 1.2 built-ins and compare-and-swap loops.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "parloop/codegen/dialect.hpp"
+
+namespace parloop::codegen {
+
+class opencl_dialect final : public dialect {
+ public:
+  dialect_kind kind() const override { return dialect_kind::opencl; }
+  std::string_view name() const override { return "OpenCL C"; }
+  std::string_view extension() const override { return "cl"; }
+
+  std::string_view type(ir::scalar_type t) const override {
+    switch (t) {
+      case ir::scalar_type::boolean: return "bool";
+      case ir::scalar_type::int32: return "int";
+      case ir::scalar_type::int64: return "long";
+      case ir::scalar_type::float32: return "float";
+      case ir::scalar_type::float64: return "double";
+    }
+    return "?";
+  }
+  std::string int64_literal(std::int64_t v) const override {
+    if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807L - 1L)";
+    return fmt::format("{}L", v);
+  }
+  std::string infinity(ir::scalar_type t, bool negative) const override {
+    const std::string inf = t == ir::scalar_type::float32 ? "INFINITY" : "(double)INFINITY";
+    return negative ? "(-" + inf + ")" : inf;
+  }
+  std::string not_a_number(ir::scalar_type t) const override {
+    return t == ir::scalar_type::float32 ? "NAN" : "(double)NAN";
+  }
+  // OpenCL's math built-ins are overloaded on float and double.
+  std::string math(ir::op o, ir::scalar_type) const override { return std::string(ir::op_name(o)); }
+
+  std::string kernel_head(std::string_view entry) const override { return fmt::format("__kernel void {}", entry); }
+  std::string buffer(ir::scalar_type t, bool is_const) const override {
+    return fmt::format("__global {}{}* restrict", is_const ? "const " : "", type(t));
+  }
+  std::string_view work_item() const override { return "(int)get_global_id(0)"; }
+  std::string_view helper_qualifiers() const override { return "static inline"; }
+
+  void pragmas(source_writer& w, const features& f) const override {
+    if (f.fp64) w.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable");
+    if (f.int64_atomics) w.line("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable");
+    if (f.int64_extended_atomics) w.line("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable");
+  }
+
+  void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const override {
+    using ir::scalar_type;
+    w.open("{} void pl_atomic_{}_{}(volatile __global {}* p, {} v)", helper_qualifiers(), atomic_name(o),
+           type_tag(t), type(t), type(t));
+    if (t == scalar_type::int32) {
+      w.line("atomic_{}(p, v);", atomic_name(o));
+    } else if (t == scalar_type::int64) {
+      w.line("atom_{}(p, v);", atomic_name(o));
+    } else {
+      // No floating atomics in OpenCL 1.2: retry a compare-and-swap on the bits.
+      const bool f32 = t == scalar_type::float32;
+      const std::string_view bits = f32 ? "uint" : "ulong";
+      const std::string_view as_bits = f32 ? "as_uint" : "as_ulong";
+      const std::string_view as_value = f32 ? "as_float" : "as_double";
+      const std::string_view cas = f32 ? "atomic_cmpxchg" : "atom_cmpxchg";
+      const std::string next = o == atomic_op::add
+                                   ? fmt::format("{}(expected) + v", as_value)
+                                   : fmt::format("pl_{}_{}({}(expected), v)", atomic_name(o), type_tag(t), as_value);
+      w.line("{} seen = {}(*p);", bits, as_bits);
+      w.line("{} expected;", bits);
+      w.open("do");
+      w.line("expected = seen;");
+      w.line("seen = {}((volatile __global {}*)p, expected, {}({}));", cas, bits, as_bits, next);
+      w.close(" while (seen != expected);");
+    }
+    w.close();
+  }
+
+  void atomic_features(atomic_op o, ir::scalar_type t, features& f) const override {
+    if (t == ir::scalar_type::int64 || t == ir::scalar_type::float64) f.int64_atomics = true;
+    if (t == ir::scalar_type::int64 && o != atomic_op::add) f.int64_extended_atomics = true;
+  }
+};
+
+}  // namespace parloop::codegen

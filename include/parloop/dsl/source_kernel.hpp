@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// pl::kernel_from_source: a kernel written as an elemental C function, for porting OP2 and
+// PyOP2 codes. It gets the same wrapper, gathers and scatters as a traced kernel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <typeindex>
+#include <utility>
+
+#include "parloop/dsl/ir_cache.hpp"
+#include "parloop/dsl/kernel.hpp"
+#include "parloop/dsl/trace.hpp"
+#include "parloop/error.hpp"
+#include "parloop/ir/kernel.hpp"
+
+namespace parloop {
+
+namespace detail {
+struct source_kernel_state {
+  std::string name;
+  std::string source;
+  ir_cache irs;
+};
+}  // namespace detail
+
+// `source` defines `void name(T0* a0, T1* a1, ...)`, one pointer per par_loop argument in
+// order (const for READ): a dat's Dim components, a whole-map argument's arity * Dim values
+// slot by slot, a global's Dim values. It runs on device backends only.
+class SourceKernel {
+ public:
+  SourceKernel(std::string name, std::string source) {
+    detail::check_kernel_name(name);
+    if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
+      throw argument_error("kernel_from_source '" + name + "': the source is empty");
+    }
+    state_ = std::make_shared<detail::source_kernel_state>();
+    state_->name = std::move(name);
+    state_->source = std::move(source);
+  }
+
+  const std::string& name() const { return state_->name; }
+  const std::string& source() const { return state_->source; }
+
+  template <class... Args>
+  std::shared_ptr<const ir::kernel> ir(const Args&... args) const {
+    std::vector<ir::param> params = dsl::params_of(args...);
+    return state_->irs.get(typeid(std::tuple<Args...>), params, [&] {
+      ir::kernel k;
+      k.name = state_->name;
+      k.params = params;
+      k.raw_source = state_->source;
+      return k;
+    });
+  }
+
+ private:
+  std::shared_ptr<detail::source_kernel_state> state_;
+};
+
+inline SourceKernel kernel_from_source(std::string name, std::string c_source) {
+  return SourceKernel(std::move(name), std::move(c_source));
+}
+
+}  // namespace parloop

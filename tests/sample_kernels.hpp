@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// Kernels several tests share.
+#pragma once
+
+#include <parloop/parloop.hpp>
+
+namespace parloop_test {
+
+// The design's flux loop: two cells' states averaged onto both cells' residuals.
+inline auto flux_kernel() {
+  return parloop::kernel("flux", [](auto qa, auto qb, auto ra, auto rb) {
+    for (int k = 0; k < 4; ++k) {
+      auto f = parloop::let("f", 0.5 * (qa[k] + qb[k]));
+      ra[k] += f;
+      rb[k] -= f;
+    }
+  });
+}
+
+}  // namespace parloop_test

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+// Code generation: the IR's equality and hash, what the emitters write for each access
+// pattern (checked line by line, not as whole-file snapshots), kernels from C source, the
+// source dump, and compile errors from the real compilers.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <parloop/codegen/generate.hpp>
+#include <parloop/ir/hash.hpp>
+#include <parloop/parloop.hpp>
+#if PARLOOP_TEST_OPENCL
+#include <parloop/backend/opencl/compile.hpp>
+#endif
+#if PARLOOP_TEST_CUDA
+#include <parloop/backend/cuda/compile.hpp>
+#endif
+
+#include "random_mesh.hpp"
+#include "sample_kernels.hpp"
+#include "scoped_env.hpp"
+
+namespace pl = parloop;
+namespace cg = parloop::codegen;
+using Catch::Matchers::Contains;
+using parloop_test::scoped_env;
+
+namespace {
+
+// A kernel from source made directly, not through kernel_from_source, so that the test
+// main does not collect it among the kernels that must compile.
+pl::ir::kernel failing_source_kernel(const std::string& name, const std::string& source,
+                                     std::vector<pl::ir::param> params) {
+  pl::ir::kernel k;
+  k.name = name;
+  k.params = std::move(params);
+  k.raw_source = source;
+  return k;
+}
+
+constexpr cg::dialect_kind both[] = {cg::dialect_kind::opencl, cg::dialect_kind::cuda};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find_first_not_of(' ');
+    out.push_back(first == std::string::npos ? std::string() : line.substr(first));
+  }
+  return out;
+}
+
+// Whether some line, without its indentation, is exactly `line`.
+bool has_line(const std::string& text, const std::string& line) {
+  for (const auto& l : lines_of(text)) {
+    if (l == line) return true;
+  }
+  return false;
+}
+
+int count_of(const std::string& text, const std::string& part) {
+  int n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+struct mesh {
+  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  pl::Set cells{rt, 6, "cells"};
+  pl::Set edges{rt, 5, "edges"};
+  pl::Map e2c{edges, cells, 2, parloop_test::random_map(5, 6, 2), "e2c"};
+  pl::Map e2c_other{edges, cells, 2, parloop_test::random_map(5, 6, 2), "e2c_other"};
+  pl::Dat<double, 4> q{cells, "q"};
+  pl::Dat<double, 4> res{cells, "res"};
+  pl::Dat<float, 2> w{edges, "w"};
+  pl::Dat<std::int64_t> n{cells, "n"};
+  pl::Global<double> total{rt, 0.0, "total"};
+  pl::Global<float, 2> bounds{rt, {0.0f, 0.0f}, "bounds"};
+};
+
+const auto flux = parloop_test::flux_kernel();
+
+std::shared_ptr<const pl::ir::kernel> flux_ir(mesh& m) {
+  return flux.traced(m.q(pl::READ, m.e2c, 0), m.q(pl::READ, m.e2c, 1), m.res(pl::INC, m.e2c, 0),
+                     m.res(pl::INC, m.e2c, 1));
+}
+
+}  // namespace
+
+TEST_CASE("the IR has structural equality and a structural hash", "[codegen][ir]") {
+  mesh m;
+  const auto a = flux_ir(m);
+  auto copy = parloop_test::flux_kernel();
+  const auto b = copy.traced(m.q(pl::READ, m.e2c, 0), m.q(pl::READ, m.e2c, 1), m.res(pl::INC, m.e2c, 0),
+                             m.res(pl::INC, m.e2c, 1));
+  CHECK(a != b);  // different objects ...
+  CHECK(*a == *b);  // ... the same structure
+  CHECK(pl::ir::hash(*a) == pl::ir::hash(*b));
+
+  // Another map for one argument is another kernel: its map is a separate parameter.
+  const auto c = copy.traced(m.q(pl::READ, m.e2c, 0), m.q(pl::READ, m.e2c_other, 1), m.res(pl::INC, m.e2c, 0),
+                             m.res(pl::INC, m.e2c, 1));
+  CHECK_FALSE(*a == *c);
+  CHECK(pl::ir::hash(*a) != pl::ir::hash(*c));
+  CHECK(copy.traces() == 2);
+
+  pl::ir::kernel d = *a;
+  d.exprs[0].fval = -d.exprs[0].fval;
+  CHECK_FALSE(d == *a);
+  CHECK(pl::ir::hash(d) != pl::ir::hash(*a));
+}
+
+TEST_CASE("the entry point and its parameters", "[codegen][names]") {
+  mesh m;
+  const auto ir = flux_ir(m);
+  const auto buffers = cg::buffers(*ir);
+  // q and res once each (q read-only), e2c once.
+  REQUIRE(buffers.size() == 3);
+  CHECK((buffers[0].role == cg::buffer_role::data && buffers[0].index == 0 && buffers[0].is_const));
+  CHECK((buffers[1].role == cg::buffer_role::data && buffers[1].index == 1 && !buffers[1].is_const));
+  CHECK((buffers[2].role == cg::buffer_role::map && buffers[2].index == 0));
+
+  const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
+  CHECK(has_line(cl, "__kernel void flux(const int pl_start, const int pl_end,"));
+  CHECK(has_line(cl, "__global const double* restrict data0,"));
+  CHECK(has_line(cl, "__global double* restrict data1,"));
+  CHECK(has_line(cl, "__global const int* restrict map0) {"));
+  CHECK(has_line(cl, "const int pl_item = (int)get_global_id(0);"));
+
+  const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
+  CHECK(has_line(cu, "extern \"C\" __global__ void flux(const int pl_start, const int pl_end,"));
+  CHECK(has_line(cu, "const double* __restrict__ data0,"));
+  CHECK(has_line(cu, "const int pl_item = (int)(blockIdx.x * blockDim.x + threadIdx.x);"));
+
+  for (const auto d : both) {
+    const std::string s = cg::generate(*ir, d).text;
+    // The user's let names, made unique, one statement per line.
+    CHECK(has_line(s, "double f = 0.5 * (arg0[0] + arg1[0]);"));
+    CHECK(has_line(s, "double f_3 = 0.5 * (arg0[3] + arg1[3]);"));
+    CHECK(has_line(s, "arg2[3] += f_3;"));
+    CHECK(has_line(s, "arg3[3] -= f_3;"));
+  }
+}
+
+TEST_CASE("indirect arguments are gathered and scattered by access mode", "[codegen][access]") {
+  mesh m;
+  auto k = pl::kernel("modes", [](auto r, auto rw, auto wr, auto inc, auto mn, auto all) {
+    inc[0] += r[1];
+    rw[2] = rw[2] * 2.0;
+    wr[3] = 1.0;
+    mn[0] = pl::min(mn[0], r[0]);
+    all[1][2] += r[2];
+  });
+  pl::Dat<double, 4> a(m.cells), b(m.cells), c(m.cells), d(m.cells), e(m.cells);
+  const auto ir = k.traced(m.q(pl::READ, m.e2c, 0), a(pl::RW, m.e2c, 1), b(pl::WRITE, m.e2c, 0),
+                           c(pl::INC, m.e2c, 1), d(pl::MIN, m.e2c, 0), e(pl::INC, m.e2c));
+  for (const auto d : both) {
+    const std::string s = cg::generate(*ir, d).text;
+    const std::string at = d == cg::dialect_kind::opencl ? "long" : "long long";
+    // Every indirect argument: its position in the dat, then a private copy.
+    CHECK(has_line(s, "const " + at + " arg0_at = (" + at + ")map0[(" + at + ")pl_e * 2 + 0] * 4;"));
+    CHECK(has_line(s, "const " + at + " arg1_at = (" + at + ")map0[(" + at + ")pl_e * 2 + 1] * 4;"));
+    CHECK(has_line(s, "double arg0[4];"));
+    // READ, RW and WRITE start from the old values (WRITE too: components the body leaves
+    // alone keep their values); INC starts from 0 and MIN from +infinity.
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) arg0[pl_k] = data0[arg0_at + pl_k];"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) arg1[pl_k] = data1[arg1_at + pl_k];"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) arg2[pl_k] = data2[arg2_at + pl_k];"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) arg3[pl_k] = 0.0;"));
+    // READ is not written back; RW and WRITE are; INC and MIN combine atomically.
+    CHECK(count_of(s, "data0[arg0_at + pl_k] =") == 0);
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) data1[arg1_at + pl_k] = arg1[pl_k];"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) data2[arg2_at + pl_k] = arg2[pl_k];"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_add_f64(&data3[arg3_at + pl_k], arg3[pl_k]);"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_min_f64(&data4[arg4_at + pl_k], arg4[pl_k]);"));
+    CHECK(has_line(s, "arg4[0] = pl_min_f64(arg4[0], arg0[0]);"));
+    // A whole-map argument: a private [arity][dim] array, a loop over the map's slots.
+    CHECK(has_line(s, "double arg5[2][4];"));
+    CHECK(has_line(s, "arg5[1][2] += arg0[2];"));
+    CHECK(count_of(s, "for (int pl_j = 0; pl_j < 2; ++pl_j) {") == 2);
+    CHECK(has_line(s, "const " + at + " pl_at = (" + at + ")map0[(" + at + ")pl_e * 2 + pl_j] * 4;"));
+    CHECK(has_line(s, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_add_f64(&data5[pl_at + pl_k], arg5[pl_j][pl_k]);"));
+  }
+  const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
+  CHECK(has_line(cu, "atomicAdd(p, v);"));
+  CHECK_THAT(cu, Contains("atomicCAS((unsigned long long*)p"));
+  const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
+  CHECK_THAT(cl, Contains("atom_cmpxchg((volatile __global ulong*)p"));
+  CHECK(has_line(cl, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable"));
+}
+
+TEST_CASE("direct arguments work in place; global reductions keep a partial per work-item", "[codegen][access]") {
+  mesh m;
+  auto k = pl::kernel("reduce", [](auto w, auto total, auto bounds, auto scale) {
+    total += w[0] * scale;
+    bounds[0] = pl::min(bounds[0], w[1]);
+    bounds[1] = pl::min(bounds[1], w[0]);
+    w[1] = w[0] * scale;
+  });
+  pl::Global<double> scale(m.rt, 2.0);
+  const auto ir = k.traced(m.w(pl::RW), m.total(pl::INC), m.bounds(pl::MIN), scale(pl::READ));
+  const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
+  CHECK(has_line(cl, "__global float* restrict const arg0 = data0 + (long)pl_e * 2;"));
+  CHECK(has_line(cl, "__global const double* restrict const arg3 = data3;"));
+  // The reduced globals are not passed; their partials are.
+  CHECK(count_of(cl, "data1") == 0);
+  CHECK(has_line(cl, "__global double* restrict arg1_partials,"));
+  CHECK(has_line(cl, "__global float* restrict arg2_partials) {"));
+  CHECK(has_line(cl, "arg1[0] = 0.0;"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = INFINITY;"));
+  CHECK(has_line(cl, "arg1_partials[pl_item] = arg1[0];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2_partials[(long)pl_item * 2 + pl_k] = arg2[pl_k];"));
+  CHECK(has_line(cl, "arg1[0] += arg0[0] * arg3[0];"));
+  const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
+  CHECK(has_line(cu, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = __int_as_float(0x7f800000);"));
+}
+
+TEST_CASE("types, literals and math names per dialect", "[codegen][types]") {
+  mesh m;
+  auto k = pl::kernel("typed", [](auto w, auto n, auto total) {
+    auto a = pl::let("a", w[0] * 0.5f);
+    auto b = pl::let("b", pl::sqrt(w[1]) + pl::pow(a, 2.0f));
+    auto c = pl::let("c", n + 3000000000LL);
+    auto d = pl::let("d", pl::select(w[0] > 0.0f, a, b) + pl::floor(pl::cast<float>(c)));
+    w[1] = d;
+    total += pl::sqrt(n);
+  });
+  const auto ir = k.traced(m.w(pl::RW), m.n(pl::READ, m.e2c, 0), m.total(pl::INC));
+  const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
+  const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
+  CHECK(has_line(cl, "float a = arg0[0] * 0.5f;"));
+  CHECK(has_line(cl, "float b = sqrt(arg0[1]) + pow(a, 2.0f);"));
+  CHECK(has_line(cu, "float b = sqrtf(arg0[1]) + powf(a, 2.0f);"));
+  CHECK(has_line(cl, "long c = arg1[0] + 3000000000L;"));
+  CHECK(has_line(cu, "long long c = arg1[0] + 3000000000LL;"));
+  CHECK(has_line(cl, "float d = ((arg0[0] > 0.0f) ? a : b) + floor(((float)c));"));
+  CHECK(has_line(cu, "float d = ((arg0[0] > 0.0f) ? a : b) + floorf(((float)c));"));
+  // sqrt of an integer is sqrt of a double, as in C++; so is pow of a float and an int.
+  CHECK(has_line(cl, "arg2[0] += sqrt((double)arg1[0]);"));
+  auto promoted = pl::kernel("promoted", [](auto w, auto total) { total += pl::pow(w[0], 2); });
+  CHECK(has_line(cg::generate(*promoted.traced(m.w(pl::READ), m.total(pl::INC)), cg::dialect_kind::cuda).text,
+                 "arg1[0] += pow((double)arg0[0], (double)2);"));
+  CHECK(has_line(cl, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"));
+
+  // A float-only kernel needs no fp64.
+  auto f32 = pl::kernel("single", [](auto w) { w[0] = w[1] * 2.0f; });
+  const std::string single = cg::generate(*f32.traced(m.w(pl::RW)), cg::dialect_kind::opencl).text;
+  CHECK(count_of(single, "cl_khr_fp64") == 0);
+  CHECK(count_of(single, "double") == 0);
+}
+
+TEST_CASE("control flow is written as C", "[codegen][control]") {
+  mesh m;
+  auto k = pl::kernel("control", [](auto w, auto n) {
+    auto s = pl::let("s", 0.0f);
+    pl::for_(0, n, [&](auto i) {
+      pl::if_(i % 2 == 0, [&] { s += w[0]; }).else_([&] { s -= w[1]; });
+    });
+    w[0] = s;
+  });
+  pl::Dat<std::int32_t> count(m.edges);
+  const auto ir = k.traced(m.w(pl::RW), count(pl::READ));
+  for (const auto d : both) {
+    const std::string s = cg::generate(*ir, d).text;
+    CHECK(has_line(s, "float s = 0.0f;"));
+    CHECK(has_line(s, "for (int i = 0; i < arg1[0]; ++i) {"));
+    CHECK(has_line(s, "if ((i % 2) == 0) {"));
+    CHECK(has_line(s, "s += arg0[0];"));
+    CHECK(has_line(s, "} else {"));
+    CHECK(has_line(s, "s -= arg0[1];"));
+  }
+}
+
+TEST_CASE("kernels from C source get the same wrapper", "[codegen][source]") {
+  mesh m;
+  const auto k = pl::kernel_from_source("smooth", R"(
+void smooth(const double* a, const double* b, double* r, double* total) {
+  for (int k = 0; k < 4; ++k) {
+    r[k] += 0.5 * (a[k] + b[k]);
+    total[0] += a[k];
+  }
+}
+)");
+  const auto ir = k.ir(m.q(pl::READ, m.e2c, 0), m.q(pl::READ, m.e2c, 1), m.res(pl::INC, m.e2c, 0), m.total(pl::INC));
+  for (const auto d : both) {
+    const auto g = cg::generate(*ir, d);
+    CHECK(g.entry == "pl_smooth");
+    CHECK_THAT(g.text, Contains("void smooth(const double* a"));
+    CHECK(has_line(g.text, "smooth(arg0, arg1, arg2, arg3);"));
+    CHECK(has_line(g.text, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_add_f64(&data1[arg2_at + pl_k], arg2[pl_k]);"));
+    CHECK(has_line(g.text, "arg3_partials[pl_item] = arg3[0];"));
+  }
+
+  // Direct arguments are private copies too (OpenCL C's plain pointers are private).
+  const auto direct = pl::kernel_from_source("twice", "void twice(float* w) { w[0] *= 2.0f; w[1] *= 2.0f; }");
+  const std::string s = cg::generate(*direct.ir(m.w(pl::RW)), cg::dialect_kind::opencl).text;
+  CHECK(has_line(s, "const long arg0_at = (long)pl_e * 2;"));
+  CHECK(has_line(s, "for (int pl_k = 0; pl_k < 2; ++pl_k) data0[arg0_at + pl_k] = arg0[pl_k];"));
+
+  // The host backend runs lambdas only.
+  CHECK_THROWS_AS(pl::par_loop(direct, m.edges, m.w(pl::RW)), pl::backend_unavailable);
+  CHECK_THROWS_WITH(pl::par_loop(direct, m.edges, m.w(pl::RW)),
+                    Contains("kernel 'twice' is C source: it needs a device backend"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("empty", "  \n"), Contains("the source is empty"));
+  CHECK_THROWS_AS(pl::kernel_from_source("two words", "void f() {}"), pl::argument_error);
+}
+
+TEST_CASE("PARLOOP_DUMP_SOURCE writes every generated source", "[codegen][dump]") {
+  mesh m;
+  const auto dir = std::filesystem::temp_directory_path() / ("parloop-dump-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  scoped_env env("PARLOOP_DUMP_SOURCE", dir.c_str());
+  const auto ir = flux_ir(m);
+  for (const auto d : both) {
+    const auto g = cg::generate(*ir, d);
+    REQUIRE_FALSE(g.path.empty());
+    CHECK(std::filesystem::path(g.path).parent_path() == dir);
+    CHECK(std::filesystem::path(g.path).filename().string().rfind("flux-", 0) == 0);
+    std::ifstream in(g.path);
+    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(written == g.text);
+  }
+  // Only the two sources: no temporary file is left behind.
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a kernel from source with a syntax error reports the compiler's log", "[codegen][errors]") {
+  mesh m;
+  const auto ir = std::make_shared<const pl::ir::kernel>(failing_source_kernel(
+      "broken", "void broken(double* w) { w[0] = 1.0 +; }", pl::dsl::params_of(m.q(pl::RW))));
+#if PARLOOP_TEST_OPENCL
+  SECTION("clBuildProgram") {
+    const auto context = pl::backend::opencl::context::first();
+    const auto source = cg::generate(*ir, cg::dialect_kind::opencl);
+    try {
+      pl::backend::opencl::build(context, source);
+      FAIL("the broken kernel compiled");
+    } catch (const pl::compile_error& e) {
+      CHECK_THAT(e.log(), Contains("error"));
+      CHECK_THAT(std::string(e.what()), Contains("kernel 'broken' failed to compile with clBuildProgram"));
+      CHECK_THAT(std::string(e.what()), Contains(e.log()));
+      CHECK_THAT(std::string(e.what()), Contains("| void broken(double* w) { w[0] = 1.0 +; }"));
+    }
+  }
+#endif
+#if PARLOOP_TEST_CUDA
+  SECTION("NVRTC") {
+    const auto source = cg::generate(*ir, cg::dialect_kind::cuda);
+    try {
+      pl::backend::cuda::build(source, "sm_90");
+      FAIL("the broken kernel compiled");
+    } catch (const pl::compile_error& e) {
+      CHECK_THAT(e.log(), Contains("error"));
+      CHECK_THAT(std::string(e.what()), Contains("kernel 'broken' failed to compile with NVRTC for sm_90"));
+      CHECK_THAT(std::string(e.what()), Contains("| void broken(double* w) { w[0] = 1.0 +; }"));
+    }
+  }
+#endif
+}
+
+TEST_CASE("a dumped source is named in the compile error", "[codegen][errors]") {
+#if PARLOOP_TEST_CUDA
+  mesh m;
+  const auto dir = std::filesystem::temp_directory_path() / ("parloop-dump-err-" + std::to_string(::getpid()));
+  scoped_env env("PARLOOP_DUMP_SOURCE", dir.c_str());
+  const auto source = cg::generate(failing_source_kernel("broken_dumped", "void broken_dumped(double* w) { w[0] = ; }",
+                                                        pl::dsl::params_of(m.q(pl::RW))),
+                                   cg::dialect_kind::cuda);
+  try {
+    pl::backend::cuda::build(source, "sm_90");
+    FAIL("the broken kernel compiled");
+  } catch (const pl::compile_error& e) {
+    CHECK(e.source_path() == source.path);
+    CHECK_THAT(std::string(e.what()), Contains("(source: " + source.path + ")"));
+  }
+  std::filesystem::remove_all(dir);
+#endif
+}
+
+TEST_CASE("generated kernels compile with both real compilers", "[codegen][compile]") {
+  mesh m;
+  const auto ir = flux_ir(m);
+#if PARLOOP_TEST_OPENCL
+  const auto context = pl::backend::opencl::context::first();
+  const auto cl = pl::backend::opencl::build(context, cg::generate(*ir, cg::dialect_kind::opencl));
+  CHECK(cl.entry == "flux");
+  CHECK_FALSE(cl.binary.empty());
+#endif
+#if PARLOOP_TEST_CUDA
+  const auto cu = pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), "sm_90");
+  CHECK(cu.entry == "flux");
+  // A CUBIN is an ELF file.
+  REQUIRE(cu.binary.size() > 4);
+  CHECK((cu.binary[0] == 0x7f && cu.binary[1] == 'E' && cu.binary[2] == 'L' && cu.binary[3] == 'F'));
+#endif
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// On a real GPU: generated CUDA kernels, compiled by NVRTC for the device's own architecture,
+// load, launch and give the host backend's answers. Skipped (exit 77) where there is no
+// NVIDIA driver or GPU. Until the CUDA backend launches loops itself, this test binds the
+// buffers in codegen::buffers() order and launches through the driver API directly.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <parloop/backend/cuda/compile.hpp>
+#include <parloop/backend/cuda/driver.hpp>
+#include <parloop/codegen/generate.hpp>
+#include <parloop/parloop.hpp>
+
+#include "check_values.hpp"
+#include "random_mesh.hpp"
+#include "sample_kernels.hpp"
+
+namespace pl = parloop;
+namespace cg = parloop::codegen;
+namespace cu = parloop::backend::cuda;
+
+namespace {
+
+CUdevice gpu = 0;
+std::string gpu_arch;
+
+using bytes = std::vector<unsigned char>;
+
+template <class T>
+bytes as_bytes(const std::vector<T>& v) {
+  bytes b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+template <class T>
+std::vector<T> from_bytes(const bytes& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
+constexpr int block_size = 256;
+
+int work_items(int n) { return (n + block_size - 1) / block_size * block_size; }
+
+// Compiles the kernel for this GPU, launches it over [0, n) with `buffers` bound in
+// codegen::buffers() order, and returns the buffers' contents afterwards.
+std::vector<bytes> launch(const pl::ir::kernel& k, int n, std::vector<bytes> buffers) {
+  const cu::driver& d = cu::driver::get();
+  REQUIRE(buffers.size() == cg::buffers(k).size());
+  const auto binary = cu::build(cg::generate(k, cg::dialect_kind::cuda), gpu_arch);
+  CUmodule module = nullptr;
+  d.check(d.module_load_data(&module, binary.binary.data()), "cuModuleLoadData");
+  CUfunction function = nullptr;
+  d.check(d.module_get_function(&function, module, binary.entry.c_str()), "cuModuleGetFunction");
+
+  std::vector<CUdeviceptr> device(buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    d.check(d.mem_alloc(&device[i], std::max<std::size_t>(buffers[i].size(), 1)), "cuMemAlloc");
+    d.check(d.memcpy_htod(device[i], buffers[i].data(), buffers[i].size()), "cuMemcpyHtoD");
+  }
+  int start = 0, end = n;
+  std::vector<void*> params = {&start, &end};
+  for (auto& p : device) params.push_back(&p);
+  const unsigned blocks = static_cast<unsigned>(work_items(n) / block_size);
+  d.check(d.launch_kernel(function, blocks, 1, 1, block_size, 1, 1, 0, nullptr, params.data(), nullptr),
+          "cuLaunchKernel");
+  d.check(d.ctx_synchronize(), "cuCtxSynchronize");
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    d.check(d.memcpy_dtoh(buffers[i].data(), device[i], buffers[i].size()), "cuMemcpyDtoH");
+    d.check(d.mem_free(device[i]), "cuMemFree");
+  }
+  d.check(d.module_unload(module), "cuModuleUnload");
+  return buffers;
+}
+
+pl::Runtime host() { return pl::Runtime::open(pl::backend_kind::host); }
+
+}  // namespace
+
+TEST_CASE("flux on the GPU: gathers through a map and INC by atomics", "[gpu]") {
+  const int n_cells = 50000, n_edges = 200000;
+  const pl::Runtime rt = host();
+  const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+  const auto ec = parloop_test::random_map(n_edges, n_cells, 2);
+  const pl::Map e2c(edges, cells, 2, ec);
+  const auto q0 = parloop_test::random_values<double>(n_cells * 4);
+  pl::Dat<double, 4> q(cells, q0), res(cells);
+  auto flux = parloop_test::flux_kernel();
+  pl::par_loop(flux, edges, q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
+  const auto ir = flux.traced(q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
+
+  const auto out = launch(*ir, n_edges, {as_bytes(q0), as_bytes(std::vector<double>(n_cells * 4, 0.0)), as_bytes(ec)});
+  // Atomic adds in another order: equal up to rounding.
+  parloop_test::check_values<double>(from_bytes<double>(out[1]), std::vector<double>(res.host().begin(), res.host().end()));
+}
+
+TEST_CASE("reductions on the GPU: direct RW, global INC / MAX partials, MIN through a whole map", "[gpu]") {
+  const int n_cells = 3000, n_edges = 100003;
+  const pl::Runtime rt = host();
+  const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+  const auto ec = parloop_test::random_map(n_edges, n_cells, 3);
+  const pl::Map e2c(edges, cells, 3, ec);
+  const auto w0 = parloop_test::random_values<float>(n_edges * 2);
+  std::vector<std::int32_t> m0(n_cells, 1000);
+  pl::Dat<float, 2> w(edges, w0);
+  pl::Dat<std::int32_t> m(cells, m0);
+  pl::Global<double> total(rt, 0.0);
+  pl::Global<float> hi(rt, -1e30f);
+  auto reduce = pl::kernel("reduce", [](auto w, auto total, auto hi, auto m) {
+    total += w[0] * w[1];
+    hi = pl::max(hi, w[0] - w[1]);
+    pl::for_(0, m.size(), [&](auto j) { m[j][0] = pl::min(m[j][0], pl::cast<int>(w[1] * 100.0f) + j); });
+    w[1] = w[0] * 2.0f;
+  });
+  pl::par_loop(reduce, edges, w(pl::RW), total(pl::INC), hi(pl::MAX), m(pl::MIN, e2c));
+  const auto ir = reduce.traced(w(pl::RW), total(pl::INC), hi(pl::MAX), m(pl::MIN, e2c));
+
+  // Buffers: w (data0), m (data3), the map, then the partials of total and hi.
+  const int items = work_items(n_edges);
+  const auto out = launch(*ir, n_edges,
+                          {as_bytes(w0), as_bytes(m0), as_bytes(ec), as_bytes(std::vector<double>(items, -1.0)),
+                           as_bytes(std::vector<float>(items, -1.0f))});
+  parloop_test::check_values<float>(from_bytes<float>(out[0]), std::vector<float>(w.host().begin(), w.host().end()));
+  parloop_test::check_values<std::int32_t>(from_bytes<std::int32_t>(out[1]),
+                                           std::vector<std::int32_t>(m.host().begin(), m.host().end()));
+  // The partials combine with the global's initial value, as the backends will do.
+  double sum = 0.0;
+  for (double p : from_bytes<double>(out[3])) sum += p;
+  float max = -1e30f;
+  for (float p : from_bytes<float>(out[4])) max = std::max(max, p);
+  parloop_test::check_value(sum, total.value());
+  CHECK(max == hi.value());
+}
+
+int main(int argc, char** argv) {
+  try {
+    const cu::driver& d = cu::driver::get();
+    int count = 0;
+    d.check(d.device_get_count(&count), "cuDeviceGetCount");
+    if (count == 0) throw pl::backend_unavailable("CUDA: no GPU");
+    d.check(d.device_get(&gpu, 0), "cuDeviceGet");
+    int major = 0, minor = 0;
+    d.check(d.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, gpu), "cuDeviceGetAttribute");
+    d.check(d.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, gpu), "cuDeviceGetAttribute");
+    gpu_arch = "sm_" + std::to_string(major * 10 + minor);
+    CUcontext context = nullptr;
+    d.check(d.primary_ctx_retain(&context, gpu), "cuDevicePrimaryCtxRetain");
+    d.check(d.ctx_set_current(context), "cuCtxSetCurrent");
+  } catch (const pl::error& e) {
+    std::printf("skipped: no GPU to run on: %s\n", e.what());
+    return 77;
+  }
+  std::printf("GPU tests on %s\n", gpu_arch.c_str());
+  return Catch::Session().run(argc, argv);
+}

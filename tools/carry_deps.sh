@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Copies the headers and CMake package files of parloop's dependencies from this machine's
+# Debian packages into .deps/, a prefix for CMAKE_PREFIX_PATH on a machine that has a
+# compiler and CMake but not these packages (the GPU machine). .deps/ is git-ignored.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+deps="$root/.deps"
+rm -rf "$deps"
+mkdir -p "$deps/include" "$deps/lib/cmake" "$deps/lib/x86_64-linux-gnu/cmake"
+
+"$root/tools/install_deps.sh"
+multiarch=/usr/lib/x86_64-linux-gnu
+cp -r /usr/include/cereal /usr/include/fmt /usr/include/catch2 "$deps/include/"
+cp /usr/include/xxhash.h /usr/include/xxh3.h "$deps/include/"
+cp -r "$multiarch/cmake/cereal" "$multiarch/cmake/fmt" "$deps/lib/x86_64-linux-gnu/cmake/"
+cp -r /usr/lib/cmake/Catch2 "$deps/lib/cmake/"
+# The package files check that the libraries they name exist, although parloop uses fmt
+# header-only and Catch2 with its own main.
+cp -a "$multiarch"/libfmt.so* "$deps/lib/x86_64-linux-gnu/"
+cp /usr/lib/libCatch2WithMain.a "$deps/lib/"
+du -sh "$deps"
