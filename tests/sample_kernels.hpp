@@ -17,4 +17,16 @@ inline auto flux_kernel() {
   });
 }
 
+// The same smoothing step as C source, in OP2's elemental style.
+inline parloop::SourceKernel smooth_source_kernel() {
+  return parloop::kernel_from_source("smooth", R"(
+void smooth(const double* a, const double* b, double* r, double* total) {
+  for (int k = 0; k < 4; ++k) {
+    r[k] += 0.5 * (a[k] + b[k]);
+    total[0] += a[k];
+  }
+}
+)");
+}
+
 }  // namespace parloop_test

@@ -34,11 +34,12 @@ namespace {
 
 // A kernel from source made directly, not through kernel_from_source, so that the test
 // main does not collect it among the kernels that must compile.
+template <std::size_t N>
 pl::ir::kernel failing_source_kernel(const std::string& name, const std::string& source,
-                                     std::vector<pl::ir::param> params) {
+                                     const std::array<pl::ir::param, N>& params) {
   pl::ir::kernel k;
   k.name = name;
-  k.params = std::move(params);
+  k.params.assign(params.begin(), params.end());
   k.raw_source = source;
   return k;
 }
@@ -278,14 +279,7 @@ TEST_CASE("control flow is written as C", "[codegen][control]") {
 
 TEST_CASE("kernels from C source get the same wrapper", "[codegen][source]") {
   mesh m;
-  const auto k = pl::kernel_from_source("smooth", R"(
-void smooth(const double* a, const double* b, double* r, double* total) {
-  for (int k = 0; k < 4; ++k) {
-    r[k] += 0.5 * (a[k] + b[k]);
-    total[0] += a[k];
-  }
-}
-)");
+  const auto k = parloop_test::smooth_source_kernel();
   const auto ir = k.ir(m.q(pl::READ, m.e2c, 0), m.q(pl::READ, m.e2c, 1), m.res(pl::INC, m.e2c, 0), m.total(pl::INC));
   for (const auto d : both) {
     const auto g = cg::generate(*ir, d);

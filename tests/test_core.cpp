@@ -18,11 +18,20 @@ using parloop_test::scoped_env;
 
 namespace {
 
-// A device that is host memory: enough to check what moves and when.
+// A device that is host memory and runs nothing: enough to check what moves and when.
 struct fake_buffer : pl::detail::device_buffer {
   std::vector<unsigned char> bytes;
 };
-struct fake_device : pl::detail::device_memory {
+struct fake_device : pl::detail::device_backend {
+  std::string describe() const override { return "fake"; }
+  pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
+  std::shared_ptr<const pl::detail::device_kernel> compile(const pl::ir::kernel&, const pl::strategy&) override {
+    throw pl::error("the fake device compiles nothing");
+  }
+  void launch(const pl::detail::device_kernel&, pl::index_t, pl::index_t,
+              std::span<const pl::detail::device_buffer* const>, std::span<const pl::detail::reduction_target>) override {
+    throw pl::error("the fake device runs nothing");
+  }
   std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
     auto b = std::make_unique<fake_buffer>();
     b->bytes.resize(bytes);
@@ -39,8 +48,9 @@ struct fake_device : pl::detail::device_memory {
 };
 
 pl::Runtime runtime_with(std::shared_ptr<fake_device> device) {
-  return pl::Runtime(std::make_shared<pl::detail::runtime_state>(
-      pl::detail::runtime_state{pl::backend_kind::host, std::move(device), {}}));
+  auto state = std::make_shared<pl::detail::runtime_state>();
+  state->device = std::move(device);
+  return pl::Runtime(std::move(state));
 }
 
 }  // namespace
@@ -64,7 +74,17 @@ TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]")
   SECTION("a backend that is not built says so") {
     scoped_env env("PARLOOP_BACKEND", "cuda");
     CHECK_THROWS_WITH(pl::Runtime::open(), Contains("backend 'cuda' is not available") && Contains("not built"));
-    CHECK_THROWS_AS(pl::Runtime::open(pl::backend_kind::opencl), pl::backend_unavailable);
+  }
+  SECTION("a backend opens when it is available, and says why when it is not") {
+    for (const auto& s : pl::backends()) {
+      if (s.available) {
+        const pl::Runtime rt = pl::Runtime::open(s.kind);
+        CHECK(rt.kind() == s.kind);
+        CHECK_FALSE(rt.device_name().empty());
+      } else {
+        CHECK_THROWS_WITH(pl::Runtime::open(s.kind), Contains(s.reason));
+      }
+    }
   }
   SECTION("an unknown name lists the valid ones") {
     scoped_env env("PARLOOP_BACKEND", "vulkan");

@@ -18,3 +18,9 @@
 #include "parloop/exec/par_loop.hpp"
 #include "parloop/ir/print.hpp"
 #include "parloop/version.hpp"
+
+// The device backends this program is built with (the parloop::opencl and parloop::cuda
+// targets define these) register themselves.
+#if PARLOOP_HAVE_OPENCL
+#include "parloop/backend/opencl/backend.hpp"
+#endif

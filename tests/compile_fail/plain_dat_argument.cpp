@@ -1,4 +1,4 @@
-// expect: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode)
+// expect: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), after an optional strategy
 // SPDX-License-Identifier: MIT
 #include <parloop/parloop.hpp>
 namespace pl = parloop;

@@ -53,6 +53,7 @@ class cuda_dialect final : public dialect {
     return fmt::format("{}{}* __restrict__", is_const ? "const " : "", type(t));
   }
   std::string_view work_item() const override { return "(int)(blockIdx.x * blockDim.x + threadIdx.x)"; }
+  std::string_view work_items() const override { return "((long long)gridDim.x * blockDim.x)"; }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
   void pragmas(source_writer&, const features&) const override {}

@@ -38,7 +38,7 @@ constexpr std::string_view type_tag(ir::scalar_type t) {
 
 // Language features a generated source uses, which some dialects must switch on.
 struct features {
-  bool fp64 = false;
+  bool fp64 = false;  // computes in double
   bool int64_atomics = false;           // 64-bit atomic add and compare-and-swap
   bool int64_extended_atomics = false;  // 64-bit atomic min and max
 };
@@ -65,6 +65,8 @@ class dialect {
   virtual std::string buffer(ir::scalar_type t, bool is_const) const = 0;
   // An int expression: this work-item's index in the whole launch.
   virtual std::string_view work_item() const = 0;
+  // A 64-bit expression: how many work-items the launch has.
+  virtual std::string_view work_items() const = 0;
   // The qualifiers of a device helper function.
   virtual std::string_view helper_qualifiers() const = 0;
 

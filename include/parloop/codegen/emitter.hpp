@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Writes a kernel's IR as device source in a dialect: the entry point takes start, end and
-// the buffers of codegen::buffers(); each work-item gathers its indirect arguments into
-// private arrays, runs the body, and scatters them back by access mode.
+// Writes a kernel's IR as device source in a dialect, for a launch strategy: the entry
+// point takes start, end and the buffers of codegen::buffers(); for each of its elements a
+// work-item gathers its indirect arguments into private arrays, runs the body, and scatters
+// them back by access mode.
 #pragma once
 
 #include <cmath>
@@ -10,13 +11,16 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/codegen/writer.hpp"
+#include "parloop/exec/strategy.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::codegen {
@@ -27,7 +31,7 @@ inline std::string entry_name(const ir::kernel& k) { return k.raw_source.empty()
 
 class emitter {
  public:
-  emitter(const ir::kernel& k, const dialect& d) : k_(k), d_(d) {}
+  emitter(const ir::kernel& k, const dialect& d, const strategy& s) : k_(k), d_(d), strategy_(s) {}
 
   std::string emit() {
     source_writer kernel;
@@ -46,6 +50,9 @@ class emitter {
     out.append(kernel);
     return out.text();
   }
+
+  // What the emitted source needs of the device (known once emit() has run).
+  const features& needs() const { return features_; }
 
  private:
   // How the body reaches an argument: through a pointer into its buffer, a private copy
@@ -293,18 +300,17 @@ class emitter {
   void kernel_definition(source_writer& w) {
     std::string params = "const int pl_start, const int pl_end";
     for (const kernel_buffer& b : buffers(k_)) {
+      type(b.type);  // a double buffer needs fp64, even if the body has no double literal
       switch (b.role) {
         case buffer_role::data: params += fmt::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index); break;
         case buffer_role::map: params += fmt::format(",\n    {} map{}", d_.buffer(b.type, true), b.index); break;
         case buffer_role::partials:
           params += fmt::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
-          type(b.type);
           break;
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
     w.line("const int pl_item = {};", d_.work_item());
-    w.line("const int pl_e = pl_start + pl_item;");
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const ir::param& p = k_.params[i];
       if (holding_of(p) != holding::partial) continue;
@@ -312,7 +318,7 @@ class emitter {
       const std::string start = identity(p.mode, p.type);
       for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
     }
-    w.open("if (pl_e < pl_end)");
+    element_loop(w);
     for (std::size_t i = 0; i < k_.params.size(); ++i) gather(w, i, k_.params[i]);
     if (raw()) raw_call(w);
     else block(w, 0);
@@ -329,6 +335,26 @@ class emitter {
       });
     }
     w.close();
+  }
+
+  // Opens the block that runs once per element pl_e of this work-item, as the strategy
+  // assigns them. pl_e is 64-bit, so that no step overflows near the end of the int range.
+  void element_loop(source_writer& w) {
+    const std::string_view index = index_type();
+    std::visit(
+        [&](const auto& v) {
+          using S = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
+            w.line("const {} pl_e = ({})pl_start + pl_item;", index, index);
+            w.open("if (pl_e < pl_end)");
+          } else if constexpr (std::is_same_v<S, grid_stride>) {
+            w.open("for ({} pl_e = ({})pl_start + pl_item; pl_e < pl_end; pl_e += {})", index, index, d_.work_items());
+          } else {
+            w.line("const {} pl_first = ({})pl_start + ({})pl_item * {};", index, index, index, v.per_item);
+            w.open("for ({} pl_e = pl_first; pl_e < pl_end && pl_e < pl_first + {}; ++pl_e)", index, v.per_item);
+          }
+        },
+        strategy_);
   }
 
   // Helpers are guarded so that several generated sources can be compiled as one.
@@ -353,6 +379,7 @@ class emitter {
 
   const ir::kernel& k_;
   const dialect& d_;
+  const strategy& strategy_;
   features features_;
   std::set<std::pair<ir::op, ir::scalar_type>> minmax_;
   std::set<std::pair<atomic_op, ir::scalar_type>> atomics_;

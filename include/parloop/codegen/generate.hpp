@@ -18,6 +18,7 @@
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/opencl.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/strategy.hpp"
 #include "parloop/ir/hash.hpp"
 #include "parloop/ir/kernel.hpp"
 
@@ -29,6 +30,7 @@ struct generated_source {
   std::string entry;   // the entry point's name in the source
   std::string text;
   std::string path;  // where PARLOOP_DUMP_SOURCE wrote it; empty if not set
+  features needs;    // what it needs of the device: double precision, 64-bit atomics
 };
 
 inline const dialect& dialect_of(dialect_kind kind) {
@@ -66,11 +68,13 @@ inline std::string dump_source(const std::filesystem::path& dir, const std::stri
 
 }  // namespace detail
 
-// The kernel as source in one dialect. With PARLOOP_DUMP_SOURCE=<dir>, the source is also
-// written there as <entry>-<hash of the text>.<cl|cu>.
-inline generated_source generate(const ir::kernel& k, dialect_kind kind) {
+// The kernel as source in one dialect, for one launch strategy. With
+// PARLOOP_DUMP_SOURCE=<dir>, the source is also written there as <entry>-<hash of the text>.<cl|cu>.
+inline generated_source generate(const ir::kernel& k, dialect_kind kind, const strategy& s = split_n_across_workgroups{}) {
   const dialect& d = dialect_of(kind);
-  generated_source out{kind, k.name, entry_name(k), emitter(k, d).emit(), {}};
+  emitter e(k, d, s);
+  generated_source out{kind, k.name, entry_name(k), e.emit(), {}, {}};
+  out.needs = e.needs();
   const char* dir = std::getenv("PARLOOP_DUMP_SOURCE");
   if (dir != nullptr && *dir != '\0') {
     const std::string file = fmt::format("{}-{:016x}.{}", out.entry, XXH3_64bits(out.text.data(), out.text.size()),

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "parloop/core/access.hpp"
-#include "parloop/core/arg.hpp"
+#include "parloop/core/arg_kind.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::codegen {

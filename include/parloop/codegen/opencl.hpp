@@ -48,6 +48,7 @@ class opencl_dialect final : public dialect {
     return fmt::format("__global {}{}* restrict", is_const ? "const " : "", type(t));
   }
   std::string_view work_item() const override { return "(int)get_global_id(0)"; }
+  std::string_view work_items() const override { return "(long)get_global_size(0)"; }
   std::string_view helper_qualifiers() const override { return "static inline"; }
 
   void pragmas(source_writer& w, const features& f) const override {

@@ -32,7 +32,7 @@ struct array_state {
   array_state(const array_state&) = delete;
   array_state& operator=(const array_state&) = delete;
 
-  device_memory* device() const { return runtime.state()->device.get(); }
+  device_backend* device() const { return runtime.state()->device.get(); }
 
   Runtime runtime;
   std::optional<Set> set;  // empty for a Global

@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "parloop/core/device_backend.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 
@@ -35,20 +38,46 @@ namespace detail {
 
 struct runtime_state {
   backend_kind kind;
-  // Null on the host backend; a device backend plugs in its memory here.
-  std::shared_ptr<device_memory> device;
+  // Null on the host backend.
+  std::shared_ptr<device_backend> device;
   transfer_stats transfers;
+  // The strategy of a par_loop that names none; the device's preference unless set.
+  strategy default_strategy = split_n_across_workgroups{};
 };
+
+// A device backend compiled into the program: including its header registers it.
+struct backend_factory {
+  backend_status (*status)() = nullptr;
+  std::shared_ptr<device_backend> (*make)() = nullptr;
+};
+
+inline backend_factory& factory(backend_kind kind) {
+  static backend_factory factories[3];
+  return factories[static_cast<int>(kind)];
+}
+
+inline bool register_backend(backend_kind kind, backend_factory f) {
+  factory(kind) = f;
+  return true;
+}
 
 }  // namespace detail
 
 // Every backend parloop knows, best first, with whether it is usable here.
 inline std::vector<backend_status> backends() {
-  return {
-      {backend_kind::cuda, false, "the CUDA backend is not built into this version of parloop"},
-      {backend_kind::opencl, false, "the OpenCL backend is not built into this version of parloop"},
-      {backend_kind::host, true, ""},
-  };
+  std::vector<backend_status> out;
+  for (const backend_kind kind : {backend_kind::cuda, backend_kind::opencl}) {
+    const detail::backend_factory& f = detail::factory(kind);
+    if (f.status != nullptr) {
+      out.push_back(f.status());
+    } else {
+      out.push_back({kind, false,
+                     fmt::format("the {} backend is not built into this program (link parloop::{})", backend_name(kind),
+                                 backend_name(kind))});
+    }
+  }
+  out.push_back({backend_kind::host, true, ""});
+  return out;
 }
 
 class Runtime {
@@ -73,13 +102,28 @@ class Runtime {
                                   "' is not available: " + s.reason);
       }
     }
-    return Runtime(std::make_shared<detail::runtime_state>(detail::runtime_state{kind, nullptr, {}}));
+    auto state = std::make_shared<detail::runtime_state>();
+    state->kind = kind;
+    if (kind != backend_kind::host) {
+      state->device = detail::factory(kind).make();
+      state->default_strategy = state->device->default_strategy();
+    }
+    return Runtime(std::move(state));
   }
 
   backend_kind kind() const { return state_->kind; }
   std::string_view name() const { return backend_name(state_->kind); }
   // Host <-> device copies made so far by objects of this runtime.
   const transfer_stats& transfers() const { return state_->transfers; }
+  // The device, in words; "host" on the host backend.
+  std::string device_name() const { return state_->device ? state_->device->describe() : std::string("host"); }
+
+  // The launch strategy of loops that name none.
+  const strategy& default_strategy() const { return state_->default_strategy; }
+  void set_default_strategy(const strategy& s) {
+    exec::check(s);
+    state_->default_strategy = s;
+  }
 
   friend bool operator==(const Runtime& a, const Runtime& b) { return a.state_ == b.state_; }
 

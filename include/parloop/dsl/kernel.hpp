@@ -8,7 +8,7 @@
 #include <typeindex>
 #include <utility>
 
-#include "parloop/dsl/ir_cache.hpp"
+#include "parloop/cache/kernel_cache.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
 #include "parloop/ir/builder.hpp"
@@ -31,7 +31,7 @@ struct kernel_state {
   kernel_state(std::string kernel_name, F kernel_fn) : name(std::move(kernel_name)), fn(std::move(kernel_fn)) {}
   std::string name;
   F fn;
-  ir_cache traces;
+  kernel_cache cache;
 };
 
 }  // namespace detail
@@ -47,15 +47,25 @@ class Kernel {
 
   const std::string& name() const { return state_->name; }
   const F& function() const { return state_->fn; }
-  // How many times the lambda has been traced (once per argument signature).
-  std::uint64_t traces() const { return state_->traces.made(); }
+  // How many times the lambda has been traced (once per argument signature), compiled (once
+  // per signature, device and strategy) and launched on a device.
+  std::uint64_t traces() const { return state_->cache.traces(); }
+  std::uint64_t compiles() const { return state_->cache.compiles(); }
+  std::uint64_t launches() const { return state_->cache.launches(); }
 
   // The kernel's IR for these arguments, traced on first use.
   template <class... Args>
   std::shared_ptr<const ir::kernel> traced(const Args&... args) const {
-    return state_->traces.get(typeid(std::tuple<Args...>), dsl::params_of(args...),
-                              [&] { return dsl::trace(state_->name, state_->fn, args...); });
+    return entry(args...).ir;
   }
+
+  template <class... Args>
+  detail::signature_entry& entry(const Args&... args) const {
+    const auto params = dsl::params_of(args...);
+    return state_->cache.get(typeid(std::tuple<Args...>), params,
+                             [&] { return dsl::trace(state_->name, state_->fn, args...); });
+  }
+  detail::kernel_cache& cache() const { return state_->cache; }
 
  private:
   std::shared_ptr<detail::kernel_state<F>> state_;

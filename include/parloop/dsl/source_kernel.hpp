@@ -9,7 +9,7 @@
 #include <typeindex>
 #include <utility>
 
-#include "parloop/dsl/ir_cache.hpp"
+#include "parloop/cache/kernel_cache.hpp"
 #include "parloop/dsl/kernel.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
@@ -21,7 +21,7 @@ namespace detail {
 struct source_kernel_state {
   std::string name;
   std::string source;
-  ir_cache irs;
+  kernel_cache cache;
 };
 }  // namespace detail
 
@@ -45,15 +45,23 @@ class SourceKernel {
 
   template <class... Args>
   std::shared_ptr<const ir::kernel> ir(const Args&... args) const {
-    std::vector<ir::param> params = dsl::params_of(args...);
-    return state_->irs.get(typeid(std::tuple<Args...>), params, [&] {
+    return entry(args...).ir;
+  }
+
+  template <class... Args>
+  detail::signature_entry& entry(const Args&... args) const {
+    const auto params = dsl::params_of(args...);
+    return state_->cache.get(typeid(std::tuple<Args...>), params, [&] {
       ir::kernel k;
       k.name = state_->name;
-      k.params = params;
+      k.params.assign(params.begin(), params.end());
       k.raw_source = state_->source;
       return k;
     });
   }
+  detail::kernel_cache& cache() const { return state_->cache; }
+  std::uint64_t compiles() const { return state_->cache.compiles(); }
+  std::uint64_t launches() const { return state_->cache.launches(); }
 
  private:
   std::shared_ptr<detail::source_kernel_state> state_;

@@ -13,7 +13,9 @@
 #include "parloop/dsl/source_kernel.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
+#include "parloop/exec/device_launch.hpp"
 #include "parloop/exec/range.hpp"
+#include "parloop/exec/strategy.hpp"
 
 namespace parloop {
 
@@ -49,34 +51,62 @@ void run_on_host(const SourceKernel& k, range, const Args&...) {
 }
 }  // namespace detail
 
-// Runs k (a pl::kernel or pl::kernel_from_source) on elements [r.start, r.end) of set.
-// Arguments: dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), in the order
-// the kernel takes them.
+namespace detail {
+
+template <class S>
+inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_v<S, split_n_across_workgroups> ||
+                                    std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked>;
+
+// The arguments after the set are parsed left to right: a strategy or a range replaces the
+// default, and what remains are the loop's arguments. Declared first, so that each overload
+// sees the others.
 template <class K, class... Args>
-  requires detail::is_kernel<K>
-void par_loop(const K& k, const Set& set, range r, const Args&... args) {
-  static_assert((detail::is_loop_arg<Args> && ...),
+void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args&... args);
+template <class K, class S, class... Rest>
+  requires is_strategy<S>
+void run_loop(const K& k, const Set& set, const strategy&, range r, const S& s, const Rest&... rest);
+template <class K, class... Rest>
+void run_loop(const K& k, const Set& set, const strategy& s, range, const range& r, const Rest&... rest);
+
+template <class K, class... Args>
+void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args&... args) {
+  static_assert((is_loop_arg<Args> && ...),
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
-                "global(mode)");
-  detail::check_loop(k.name(), set, r, args...);
+                "global(mode), after an optional strategy and an optional pl::range");
+  check_loop(k.name(), set, r, args...);
   // Tracing checks the rules only a trace can see, so every backend refuses the same kernels.
-  detail::kernel_ir(k, args...);
-  switch (set.runtime().kind()) {
-    case backend_kind::host:
-      detail::run_on_host(k, r, args...);
-      return;
-    case backend_kind::opencl:
-    case backend_kind::cuda:
-      break;
+  kernel_ir(k, args...);
+  const Runtime& rt = set.runtime();
+  if (rt.kind() == backend_kind::host) {
+    run_on_host(k, r, args...);
+    return;
   }
-  throw backend_unavailable("backend '" + std::string(set.runtime().name()) + "' cannot run loops in this version");
+  exec::check(s);
+  launch_on_device(*rt.state()->device, k, s, r, args...);
 }
 
-// Runs k on every element of set.
-template <class K, class... Args>
+template <class K, class S, class... Rest>
+  requires is_strategy<S>
+void run_loop(const K& k, const Set& set, const strategy&, range r, const S& s, const Rest&... rest) {
+  run_loop(k, set, strategy(s), r, rest...);
+}
+template <class K, class... Rest>
+void run_loop(const K& k, const Set& set, const strategy& s, range, const range& r, const Rest&... rest) {
+  run_loop(k, set, s, r, rest...);
+}
+
+}  // namespace detail
+
+// Runs k (a pl::kernel or pl::kernel_from_source) over set:
+//   par_loop(k, set, args...)
+//   par_loop(k, set, pl::range{start, end}, args...)      elements [start, end) only
+//   par_loop(k, set, pl::chunked{16, 64}, args...)        this launch strategy, not the runtime's default
+// Arguments: dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), in the order
+// the kernel takes them.
+template <class K, class... Rest>
   requires detail::is_kernel<K>
-void par_loop(const K& k, const Set& set, const Args&... args) {
-  par_loop(k, set, range{0, set.size()}, args...);
+void par_loop(const K& k, const Set& set, const Rest&... rest) {
+  detail::run_loop(k, set, set.runtime().default_strategy(), range{0, set.size()}, rest...);
 }
 
 }  // namespace parloop

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "parloop/core/access.hpp"
-#include "parloop/core/arg.hpp"
+#include "parloop/core/arg_kind.hpp"
 #include "parloop/ir/types.hpp"
 
 namespace parloop::ir {

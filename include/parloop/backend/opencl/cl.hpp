@@ -47,6 +47,7 @@ class handle {
 
 using context_handle = handle<cl_context, clReleaseContext>;
 using program_handle = handle<cl_program, clReleaseProgram>;
+using kernel_handle = handle<cl_kernel, clReleaseKernel>;
 
 // Throws if an OpenCL call failed, naming the call and the error code.
 inline void check(cl_int status, const char* call) {

@@ -52,4 +52,27 @@ inline compiled build(const context& ctx, const codegen::generated_source& sourc
   return out;
 }
 
+// A program and its entry point, ready to launch, from a binary build() made (or the disk
+// cache kept) for this context's device.
+struct loaded {
+  program_handle program;
+  kernel_handle kernel;
+};
+
+inline loaded load(const context& ctx, const compiled& c) {
+  cl_int status = CL_SUCCESS;
+  cl_int binary_status = CL_SUCCESS;
+  cl_device_id device = ctx.device().id;
+  const unsigned char* data = c.binary.data();
+  const std::size_t size = c.binary.size();
+  loaded out;
+  out.program = program_handle(clCreateProgramWithBinary(ctx.get(), 1, &device, &size, &data, &binary_status, &status));
+  check(status, "clCreateProgramWithBinary");
+  check(binary_status, "clCreateProgramWithBinary (binary status)");
+  check(clBuildProgram(out.program.get(), 1, &device, "", nullptr, nullptr), "clBuildProgram (from binary)");
+  out.kernel = kernel_handle(clCreateKernel(out.program.get(), c.entry.c_str(), &status));
+  check(status, "clCreateKernel");
+  return out;
+}
+
 }  // namespace parloop::backend::opencl

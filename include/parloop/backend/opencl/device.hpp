@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
-// OpenCL devices and a context on one of them.
+// OpenCL devices: listing, what each can do, choosing one, and a context with a queue on it.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/error.hpp"
@@ -13,8 +19,27 @@ namespace parloop::backend::opencl {
 struct device {
   cl_platform_id platform;
   cl_device_id id;
+  int platform_index;
+  int device_index;
   std::string platform_name;
   std::string name;
+  std::string version;     // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 PoCL ..."
+  std::string extensions;  // CL_DEVICE_EXTENSIONS, space-separated
+  bool is_gpu;
+  int compute_units;
+  std::size_t max_work_group_size;
+  std::size_t max_allocation;
+
+  bool has_extension(const std::string& e) const {
+    return (" " + extensions + " ").find(" " + e + " ") != std::string::npos;
+  }
+  bool has_fp64() const { return has_extension("cl_khr_fp64"); }
+  bool has_int64_atomics() const { return has_extension("cl_khr_int64_base_atomics"); }
+  bool has_int64_extended_atomics() const { return has_extension("cl_khr_int64_extended_atomics"); }
+  // "platform:device" as PARLOOP_OPENCL_DEVICE accepts it, and the names.
+  std::string describe() const {
+    return fmt::format("{}:{} {} ({})", platform_index, device_index, name, platform_name);
+  }
 };
 
 namespace detail {
@@ -27,6 +52,16 @@ std::string info_string(Get get, Object object, cl_uint what) {
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return s;
 }
+template <class T>
+T device_info(cl_device_id id, cl_device_info what) {
+  T value{};
+  clGetDeviceInfo(id, what, sizeof value, &value, nullptr);
+  return value;
+}
+inline std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
 }  // namespace detail
 
 // Every device of every platform, in platform order. A machine without an OpenCL platform
@@ -37,18 +72,72 @@ inline std::vector<device> devices() {
   std::vector<cl_platform_id> platforms(n_platforms);
   clGetPlatformIDs(n_platforms, platforms.data(), nullptr);
   std::vector<device> out;
-  for (cl_platform_id p : platforms) {
+  for (cl_uint p = 0; p < n_platforms; ++p) {
     cl_uint n = 0;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
     std::vector<cl_device_id> ids(n);
-    clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
-    const std::string platform_name = detail::info_string(clGetPlatformInfo, p, CL_PLATFORM_NAME);
-    for (cl_device_id id : ids) out.push_back({p, id, platform_name, detail::info_string(clGetDeviceInfo, id, CL_DEVICE_NAME)});
+    clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
+    const std::string platform_name = detail::info_string(clGetPlatformInfo, platforms[p], CL_PLATFORM_NAME);
+    for (cl_uint d = 0; d < n; ++d) {
+      const cl_device_id id = ids[d];
+      out.push_back({platforms[p], id, static_cast<int>(p), static_cast<int>(d), platform_name,
+                     detail::info_string(clGetDeviceInfo, id, CL_DEVICE_NAME),
+                     detail::info_string(clGetDeviceInfo, id, CL_DEVICE_VERSION),
+                     detail::info_string(clGetDeviceInfo, id, CL_DEVICE_EXTENSIONS),
+                     (detail::device_info<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0,
+                     static_cast<int>(detail::device_info<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS)),
+                     detail::device_info<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE),
+                     static_cast<std::size_t>(detail::device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE))});
+    }
   }
   return out;
 }
 
-// A context on one device.
+// The device a selector names: "platform:device" indices, or a case-insensitive substring of
+// the device's or platform's name. An empty selector takes the first GPU, else the first
+// device. Throws backend_unavailable, listing the devices, when nothing matches.
+inline device select_device(const std::vector<device>& all, const std::string& selector) {
+  if (all.empty()) throw backend_unavailable("OpenCL: no platform with a device is installed");
+  const auto list = [&] {
+    std::string s;
+    for (const device& d : all) s += "\n  " + d.describe();
+    return s;
+  };
+  if (selector.empty()) {
+    for (const device& d : all) {
+      if (d.is_gpu) return d;
+    }
+    return all.front();
+  }
+  int p = -1, d = -1;
+  char rest = 0;
+  if (std::sscanf(selector.c_str(), "%d:%d%c", &p, &d, &rest) == 2) {
+    for (const device& dev : all) {
+      if (dev.platform_index == p && dev.device_index == d) return dev;
+    }
+    throw backend_unavailable(fmt::format("OpenCL: no device {}:{}; the devices are:{}", p, d, list()));
+  }
+  const std::string wanted = detail::lower(selector);
+  for (const device& dev : all) {
+    if (detail::lower(dev.name).find(wanted) != std::string::npos ||
+        detail::lower(dev.platform_name).find(wanted) != std::string::npos) {
+      return dev;
+    }
+  }
+  throw backend_unavailable(fmt::format("OpenCL: no device matches '{}'; the devices are:{}", selector, list()));
+}
+
+// The selector from the environment: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE.
+inline std::string device_selector() {
+  for (const char* name : {"PARLOOP_OPENCL_DEVICE", "PARLOOP_DEVICE"}) {
+    if (const char* v = std::getenv(name); v != nullptr && *v != '\0') return v;
+  }
+  return {};
+}
+
+using queue_handle = handle<cl_command_queue, clReleaseCommandQueue>;
+
+// A context and an in-order queue on one device.
 class context {
  public:
   explicit context(const device& d) : device_(d) {
@@ -56,8 +145,12 @@ class context {
     cl_device_id id = d.id;
     handle_ = context_handle(clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status));
     check(status, "clCreateContext");
+    queue_ = queue_handle(clCreateCommandQueue(handle_.get(), id, 0, &status));
+    check(status, "clCreateCommandQueue");
   }
 
+  // The device the environment selects (see select_device).
+  static context selected() { return context(select_device(devices(), device_selector())); }
   // The first device there is: enough for compiling.
   static context first() {
     const std::vector<opencl::device> all = devices();
@@ -66,11 +159,13 @@ class context {
   }
 
   cl_context get() const { return handle_.get(); }
+  cl_command_queue queue() const { return queue_.get(); }
   const opencl::device& device() const { return device_; }
 
  private:
   opencl::device device_;
   context_handle handle_;
+  queue_handle queue_;
 };
 
 }  // namespace parloop::backend::opencl

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// Launch strategies: how the iteration range [start, end) maps onto work-items, and the
+// grid-size functor that goes with each.
+#pragma once
+
+#include <string>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "parloop/error.hpp"
+#include "parloop/exec/grid.hpp"
+
+namespace parloop {
+
+// One element per work-item, `block` work-items per group: the GPU shape.
+struct split_n_across_workgroups {
+  int block = 256;
+  friend bool operator==(const split_n_across_workgroups&, const split_n_across_workgroups&) = default;
+};
+
+// A grid sized to the device (`waves` groups per compute unit, fewer for a short range);
+// each work-item strides through the range by the grid's size.
+struct grid_stride {
+  int block = 256;
+  int waves = 4;
+  friend bool operator==(const grid_stride&, const grid_stride&) = default;
+};
+
+// `per_item` consecutive elements per work-item: the CPU shape (a core runs through memory).
+struct chunked {
+  int block = 16;
+  int per_item = 64;
+  friend bool operator==(const chunked&, const chunked&) = default;
+};
+
+using strategy = std::variant<split_n_across_workgroups, grid_stride, chunked>;
+
+namespace exec {
+
+inline int block_size(const strategy& s) {
+  return std::visit([](const auto& v) { return v.block; }, s);
+}
+
+inline std::string describe(const strategy& s) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using S = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<S, split_n_across_workgroups>) return fmt::format("split_n_across_workgroups{{{}}}", v.block);
+        else if constexpr (std::is_same_v<S, grid_stride>) return fmt::format("grid_stride{{{}, {}}}", v.block, v.waves);
+        else return fmt::format("chunked{{{}, {}}}", v.block, v.per_item);
+      },
+      s);
+}
+
+// Refuses parameters no launch can have.
+inline void check(const strategy& s) {
+  const bool ok = std::visit(
+      [](const auto& v) {
+        using S = std::decay_t<decltype(v)>;
+        bool fine = v.block >= 1 && v.block <= 1024;
+        if constexpr (std::is_same_v<S, grid_stride>) fine = fine && v.waves >= 1;
+        if constexpr (std::is_same_v<S, chunked>) fine = fine && v.per_item >= 1;
+        return fine;
+      },
+      s);
+  if (!ok) {
+    throw argument_error(fmt::format("strategy {}: the block must be 1 to 1024 work-items, waves and per_item at least 1",
+                                     describe(s)));
+  }
+}
+
+// The functor giving the number of work-groups the strategy's kernel needs for a range.
+inline grid_size_functor grid_size(const strategy& s) {
+  check(s);
+  return std::visit(
+      [](const auto& v) {
+        using S = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
+          return grid_size_functor(ceil_div(end() - start(), constant(v.block)));
+        } else if constexpr (std::is_same_v<S, grid_stride>) {
+          return grid_size_functor(
+              min(ceil_div(end() - start(), constant(v.block)), compute_units() * constant(v.waves)));
+        } else {
+          return grid_size_functor(
+              ceil_div(ceil_div(end() - start(), constant(v.per_item)), constant(v.block)));
+        }
+      },
+      s);
+}
+
+}  // namespace exec
+}  // namespace parloop

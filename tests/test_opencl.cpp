@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// The OpenCL runtime pieces on a real OpenCL implementation (PoCL in CI): devices and their
+// selection, device memory, and dats whose copies move between host and device.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include <parloop/backend/opencl/device.hpp>
+#include <parloop/backend/opencl/backend.hpp>
+#include <parloop/parloop.hpp>
+
+#include "scoped_env.hpp"
+
+namespace pl = parloop;
+namespace ocl = parloop::backend::opencl;
+using Catch::Matchers::Contains;
+
+TEST_CASE("OpenCL devices are listed with what they can do", "[opencl][device]") {
+  const auto all = ocl::devices();
+  REQUIRE_FALSE(all.empty());
+  for (const auto& d : all) {
+    INFO(d.describe());
+    CHECK_FALSE(d.name.empty());
+    CHECK(d.compute_units >= 1);
+    CHECK(d.max_work_group_size >= 1);
+    CHECK(d.max_allocation > 0);
+    CHECK_THAT(d.version, Contains("OpenCL"));
+    CHECK(d.has_fp64() == d.has_extension("cl_khr_fp64"));
+  }
+  CHECK_FALSE(all.front().has_extension("cl_khr_fp6"));  // whole words only
+}
+
+TEST_CASE("an OpenCL device is chosen by index or by name", "[opencl][device]") {
+  const auto all = ocl::devices();
+  REQUIRE_FALSE(all.empty());
+  const auto& first = all.front();
+
+  // By default the first GPU, else the first device.
+  const auto chosen = ocl::select_device(all, "");
+  bool any_gpu = false;
+  for (const auto& d : all) any_gpu = any_gpu || d.is_gpu;
+  CHECK(chosen.is_gpu == any_gpu);
+  if (!any_gpu) CHECK(chosen.id == first.id);
+
+  CHECK(ocl::select_device(all, "0:0").id == all.front().id);
+  CHECK(ocl::select_device(all, first.name.substr(0, 4)).id == first.id);
+  CHECK(ocl::select_device(all, pl::backend::opencl::detail::lower(first.platform_name)).platform == first.platform);
+
+  CHECK_THROWS_AS(ocl::select_device(all, "7:3"), pl::backend_unavailable);
+  CHECK_THROWS_WITH(ocl::select_device(all, "7:3"), Contains("no device 7:3; the devices are:") && Contains(first.name));
+  CHECK_THROWS_WITH(ocl::select_device(all, "no-such-device"), Contains("no device matches 'no-such-device'"));
+  CHECK_THROWS_WITH(ocl::select_device({}, ""), Contains("no platform with a device"));
+
+  {
+    parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", "0:0");
+    parloop_test::scoped_env other("PARLOOP_DEVICE", "ignored");
+    CHECK(ocl::device_selector() == "0:0");
+    CHECK(ocl::context::selected().device().id == first.id);
+  }
+  {
+    parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", nullptr);
+    parloop_test::scoped_env other("PARLOOP_DEVICE", "nothing-like-this");
+    CHECK_THROWS_WITH(ocl::context::selected(), Contains("no device matches 'nothing-like-this'"));
+  }
+}
+
+TEST_CASE("OpenCL device memory: round trips, empty buffers, and a clear error when too large", "[opencl][memory]") {
+  const auto ctx = ocl::context::selected();
+  ocl::memory mem(ctx);
+  std::vector<double> in(1000);
+  std::iota(in.begin(), in.end(), 0.5);
+  auto b = mem.allocate(in.size() * sizeof(double));
+  mem.upload(*b, in.data(), in.size() * sizeof(double));
+  std::vector<double> out(in.size(), -1.0);
+  mem.download(*b, out.data(), out.size() * sizeof(double));
+  CHECK(out == in);
+
+  CHECK_NOTHROW(mem.allocate(0));
+
+  const std::size_t too_large = ctx.device().max_allocation * 4 + 4096;
+  CHECK_THROWS_WITH(mem.allocate(too_large),
+                    Contains("cannot allocate " + std::to_string(too_large) + " bytes on " + ctx.device().name));
+}
+
+TEST_CASE("a dat moves between host and an OpenCL device only when a copy is stale", "[opencl][memory]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+  auto& mem = *rt.state()->device;
+  const auto& ctx = static_cast<ocl::backend&>(mem).opencl_context();
+  const pl::Set s(rt, 500);
+  std::vector<float> init(1000);
+  std::iota(init.begin(), init.end(), 1.0f);
+  pl::Dat<float, 2> d(s, init);
+  auto& array = d.state().array;
+
+  auto& on_device = static_cast<ocl::buffer&>(array.ensure_device(mem));
+  array.ensure_device(mem);
+  CHECK(rt.transfers().to_device == 1);
+  CHECK(rt.transfers().to_device_bytes == 4000);
+
+  // Change the device copy behind the host's back, as a kernel would, and mark it.
+  std::vector<float> twice(init);
+  for (float& v : twice) v *= 2.0f;
+  REQUIRE(clEnqueueWriteBuffer(ctx.queue(), on_device.get(), CL_TRUE, 0, 4000, twice.data(), 0, nullptr, nullptr) ==
+          CL_SUCCESS);
+  array.device_written();
+  CHECK(d.host()[999] == 2000.0f);
+  CHECK(d.host()[0] == 2.0f);
+  CHECK(rt.transfers().to_host == 1);
+  CHECK(rt.transfers().to_host_bytes == 4000);
+}

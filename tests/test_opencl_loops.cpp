@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+// par_loop on the OpenCL backend (PoCL in CI) against the host backend, for every launch
+// strategy: gathers and atomic INC through maps, direct RW, global reductions, MIN through a
+// whole map, subranges and empty ranges, kernels from source; what a repeated loop does
+// (nothing but launch), what moves between host and device, and refused devices.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include <parloop/backend/opencl/backend.hpp>
+#include <parloop/parloop.hpp>
+
+#include "check_values.hpp"
+#include "compile_all.hpp"
+#include "random_mesh.hpp"
+#include "sample_kernels.hpp"
+
+namespace pl = parloop;
+namespace ocl = parloop::backend::opencl;
+using Catch::Matchers::Contains;
+using parloop_test::check_value;
+using parloop_test::check_values;
+
+namespace {
+
+const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16}};
+
+template <class T, int D>
+std::vector<T> values_of(const pl::Dat<T, D>& d) {
+  return std::vector<T>(d.host().begin(), d.host().end());
+}
+
+// The same mesh and data on two runtimes.
+struct twin_mesh {
+  explicit twin_mesh(pl::Runtime runtime, int n_cells = 517, int n_edges = 2003)
+      : rt(std::move(runtime)), cells(rt, n_cells), edges(rt, n_edges), e2c(edges, cells, 2, edge_cells(n_edges, n_cells)) {}
+  static const std::vector<pl::index_t>& edge_cells(int n_edges, int n_cells) {
+    static const auto v = parloop_test::random_map(n_edges, n_cells, 2);
+    (void)n_cells;
+    REQUIRE(v.size() == static_cast<std::size_t>(n_edges) * 2);
+    return v;
+  }
+  pl::Runtime rt;
+  pl::Set cells, edges;
+  pl::Map e2c;
+};
+
+}  // namespace
+
+TEST_CASE("flux on OpenCL gives the host's answers for every strategy", "[opencl][loops]") {
+  const auto q0 = parloop_test::random_values<double>(517 * 4);
+  twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
+  pl::Dat<double, 4> hq(h.cells, q0), hres(h.cells);
+  auto flux = parloop_test::flux_kernel();
+  pl::par_loop(flux, h.edges, hq(pl::READ, h.e2c, 0), hq(pl::READ, h.e2c, 1), hres(pl::INC, h.e2c, 0),
+               hres(pl::INC, h.e2c, 1));
+  for (const pl::strategy& s : strategies) {
+    INFO(pl::exec::describe(s));
+    twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+    pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
+    pl::par_loop(flux, d.edges, s, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
+                 res(pl::INC, d.e2c, 1));
+    check_values<double>(res.host(), values_of(hres));
+  }
+}
+
+TEST_CASE("reductions and direct RW on OpenCL, over whole sets, subranges and empty ranges", "[opencl][loops]") {
+  auto k = pl::kernel("reduce", [](auto w, auto total, auto lo, auto hi, auto m) {
+    total += w[0] * w[1];
+    lo[0] = pl::min(lo[0], w[0]);
+    lo[1] = pl::min(lo[1], w[1] - w[0]);
+    hi = pl::max(hi, pl::cast<std::int64_t>(w[1] * 1000.0f));
+    pl::for_(0, m.size(), [&](auto j) { m[j][0] = pl::min(m[j][0], pl::cast<int>(w[1] * 100.0f) + j); });
+    w[1] = w[0] * 2.0f;
+  });
+  const int n_edges = 2003;
+  const auto w0 = parloop_test::random_values<float>(n_edges * 2);
+  const auto e2c3 = parloop_test::random_map(n_edges, 517, 3);
+  for (const pl::range r : {pl::range{0, n_edges}, pl::range{100, 1337}, pl::range{700, 700}}) {
+    INFO("range [" << r.start << ", " << r.end << ")");
+    struct run {
+      std::vector<float> w;
+      std::vector<std::int32_t> m;
+      double total;
+      std::array<float, 2> lo;
+      std::int64_t hi;
+    };
+    const auto go = [&](pl::Runtime rt, const pl::strategy* s) {
+      const pl::Set cells(rt, 517), edges(rt, n_edges);
+      const pl::Map map(edges, cells, 3, e2c3);
+      pl::Dat<float, 2> w(edges, w0);
+      pl::Dat<std::int32_t> m(cells, std::vector<std::int32_t>(517, 1000));
+      pl::Global<double> total(rt, 1.5);
+      pl::Global<float, 2> lo(rt, {0.25f, 0.5f});
+      pl::Global<std::int64_t> hi(rt, -7);
+      if (s != nullptr) {
+        pl::par_loop(k, edges, *s, r, w(pl::RW), total(pl::INC), lo(pl::MIN), hi(pl::MAX), m(pl::MIN, map));
+      } else {
+        pl::par_loop(k, edges, r, w(pl::RW), total(pl::INC), lo(pl::MIN), hi(pl::MAX), m(pl::MIN, map));
+      }
+      return run{values_of(w), values_of(m), total.value(), lo.values(), hi.value()};
+    };
+    const run want = go(pl::Runtime::open(pl::backend_kind::host), nullptr);
+    for (const pl::strategy& s : strategies) {
+      INFO(pl::exec::describe(s));
+      const run got = go(pl::Runtime::open(pl::backend_kind::opencl), &s);
+      check_values<float>(got.w, want.w);
+      check_values<std::int32_t>(got.m, want.m);
+      check_value(got.total, want.total);
+      CHECK(got.lo == want.lo);
+      CHECK(got.hi == want.hi);
+    }
+  }
+}
+
+TEST_CASE("a repeated par_loop only launches", "[opencl][reuse]") {
+  twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+  pl::Dat<double, 4> q(d.cells, parloop_test::random_values<double>(517 * 4)), res(d.cells);
+  auto flux = parloop_test::flux_kernel();
+  for (int i = 0; i < 1000; ++i) {
+    pl::par_loop(flux, d.edges, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
+                 res(pl::INC, d.e2c, 1));
+  }
+  CHECK(flux.traces() == 1);
+  CHECK(flux.compiles() == 1);
+  CHECK(flux.launches() == 1000);
+  // q, res and the map went up once each; nothing came back.
+  CHECK(d.rt.transfers().to_device == 3);
+  CHECK(d.rt.transfers().to_host == 0);
+
+  // Another strategy is another compile; the same again is not.
+  pl::par_loop(flux, d.edges, pl::chunked{4, 4}, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
+               res(pl::INC, d.e2c, 1));
+  pl::par_loop(flux, d.edges, pl::chunked{4, 4}, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
+               res(pl::INC, d.e2c, 1));
+  CHECK(flux.traces() == 1);
+  CHECK(flux.compiles() == 2);
+  CHECK(flux.launches() == 1002);
+}
+
+TEST_CASE("data moves between host and device only when stale", "[opencl][transfers]") {
+  twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+  const auto& t = d.rt.transfers();
+  pl::Dat<double> x(d.cells, parloop_test::random_values<double>(517)), y(d.edges);
+  auto gather = pl::kernel("gather", [](auto a, auto b, auto y) { y = a - b; });
+  auto scale = pl::kernel("scale", [](auto x) { x *= 2.0; });
+
+  pl::par_loop(gather, d.edges, x(pl::READ, d.e2c, 0), x(pl::READ, d.e2c, 1), y(pl::WRITE));
+  CHECK(t.to_device == 3);  // x, the map, y (WRITE keeps unwritten components, so y goes up too)
+  CHECK(t.to_host == 0);
+  pl::par_loop(scale, d.cells, x(pl::RW));
+  pl::par_loop(gather, d.edges, x(pl::READ, d.e2c, 0), x(pl::READ, d.e2c, 1), y(pl::WRITE));
+  CHECK(t.to_device == 3);
+  CHECK(t.to_host == 0);
+
+  // Reading on the host brings y back once.
+  const double y0 = y.host()[0];
+  CHECK(y.host()[0] == y0);
+  CHECK(t.to_host == 1);
+  CHECK(t.to_host_bytes == 2003 * sizeof(double));
+
+  // Writing on the host sends x up again before the next loop, once.
+  x.host_view(pl::RW)[0] += 1.0;
+  CHECK(t.to_host == 2);  // x was only current on the device
+  pl::par_loop(scale, d.cells, x(pl::RW));
+  pl::par_loop(scale, d.cells, x(pl::RW));
+  CHECK(t.to_device == 4);
+}
+
+TEST_CASE("a kernel from C source runs on OpenCL", "[opencl][source]") {
+  twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+  const auto q0 = parloop_test::random_values<double>(517 * 4);
+  pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
+  pl::Global<double> total(d.rt, 0.0);
+  const auto k = parloop_test::smooth_source_kernel();
+  pl::par_loop(k, d.edges, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0), total(pl::INC));
+
+  const auto& ec = twin_mesh::edge_cells(2003, 517);
+  std::vector<double> want(517 * 4, 0.0);
+  double want_total = 0.0;
+  for (int e = 0; e < 2003; ++e) {
+    for (int c = 0; c < 4; ++c) {
+      want[ec[2 * e] * 4 + c] += 0.5 * (q0[ec[2 * e] * 4 + c] + q0[ec[2 * e + 1] * 4 + c]);
+      want_total += q0[ec[2 * e] * 4 + c];
+    }
+  }
+  check_values<double>(res.host(), want);
+  check_value(total.value(), want_total);
+
+  parloop_test::expect_compile_failure("broken_loop");
+  const auto broken = pl::kernel_from_source("broken_loop", "void broken_loop(double* x) { x[0] = ; }");
+  CHECK_THROWS_AS(pl::par_loop(broken, d.cells, res(pl::RW)), pl::compile_error);
+}
+
+TEST_CASE("a device without double precision refuses a double kernel clearly", "[opencl][errors]") {
+  ocl::device without = ocl::select_device(ocl::devices(), "");
+  without.extensions = "";  // as a device without cl_khr_fp64 reports itself
+  auto state = std::make_shared<pl::detail::runtime_state>();
+  state->kind = pl::backend_kind::opencl;
+  state->device = std::make_shared<ocl::backend>(without);
+  const pl::Runtime rt(state);
+  const pl::Set s(rt, 10);
+  pl::Dat<double> x(s);
+  pl::Dat<float> f(s);
+  auto twice = pl::kernel("twice", [](auto x) { x *= 2; });
+  CHECK_THROWS_WITH(pl::par_loop(twice, s, x(pl::RW)), Contains("kernel 'twice' computes in double") &&
+                                                           Contains("lacks cl_khr_fp64"));
+  // A float kernel still runs there.
+  f.host_view(pl::WRITE)[3] = 1.5f;
+  pl::par_loop(twice, s, f(pl::RW));
+  CHECK(f.host()[3] == 3.0f);
+  // And one with 64-bit integer atomics is refused too.
+  const pl::Set cells(rt, 4);
+  const pl::Map m(s, cells, 1, std::vector<pl::index_t>(10, 2));
+  pl::Dat<std::int64_t> count(cells);
+  auto tally = pl::kernel("tally", [](auto c) { c += 1; });
+  CHECK_THROWS_WITH(pl::par_loop(tally, s, count(pl::INC, m, 0)), Contains("needs 64-bit atomics"));
+}
+
+TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]") {
+  twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+  pl::Dat<float> x(d.cells);
+  auto k = pl::kernel("one", [](auto x) { x = 1.0f; });
+  const auto limit = static_cast<const ocl::backend&>(*d.rt.state()->device).opencl_context().device().max_work_group_size;
+  if (limit < 1024) {
+    CHECK_THROWS_WITH(pl::par_loop(k, d.cells, pl::split_n_across_workgroups{1024}, x(pl::WRITE)),
+                      Contains("exceeds OpenCL device"));
+  }
+  CHECK_THROWS_WITH(pl::par_loop(k, d.cells, pl::split_n_across_workgroups{0}, x(pl::WRITE)),
+                    Contains("the block must be 1 to 1024"));
+}
