@@ -195,7 +195,7 @@ TEST_CASE("indirect arguments are gathered and scattered by access mode", "[code
   CHECK(has_line(cl, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable"));
 }
 
-TEST_CASE("direct arguments work in place; global reductions keep a partial per work-item", "[codegen][access]") {
+TEST_CASE("direct arguments work in place; global reductions reduce per work-group", "[codegen][access]") {
   mesh m;
   auto k = pl::kernel("reduce", [](auto w, auto total, auto bounds, auto scale) {
     total += w[0] * scale;
@@ -214,11 +214,21 @@ TEST_CASE("direct arguments work in place; global reductions keep a partial per 
   CHECK(has_line(cl, "__global float* restrict arg2_partials) {"));
   CHECK(has_line(cl, "arg1[0] = 0.0;"));
   CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = INFINITY;"));
-  CHECK(has_line(cl, "arg1_partials[pl_item] = arg1[0];"));
-  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2_partials[(long)pl_item * 2 + pl_k] = arg2[pl_k];"));
+  // Each work-group combines its work-items' partials in local memory; its first stores them.
+  CHECK(has_line(cl, "__local double pl_group1[256];"));
+  CHECK(has_line(cl, "pl_group1[pl_local] = arg1[0];"));
+  CHECK(has_line(cl, "for (int pl_half = 128; pl_half > 0; pl_half /= 2) {"));
+  CHECK(has_line(cl, "pl_group1[pl_local] += pl_group1[(pl_local + pl_half)];"));
+  CHECK(count_of(cl, "barrier(CLK_LOCAL_MEM_FENCE);") == 4);
+  CHECK(has_line(cl, "arg1_partials[get_group_id(0)] = pl_group1[0];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) pl_group2[pl_local * 2 + pl_k] = pl_min_f32(pl_group2[pl_local * 2 + pl_k], pl_group2[(pl_local + pl_half) * 2 + pl_k]);"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2_partials[(long)get_group_id(0) * 2 + pl_k] = pl_group2[pl_k];"));
   CHECK(has_line(cl, "arg1[0] += arg0[0] * arg3[0];"));
   const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
   CHECK(has_line(cu, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = __int_as_float(0x7f800000);"));
+  CHECK(has_line(cu, "__shared__ double pl_group1[256];"));
+  CHECK(count_of(cu, "__syncthreads();") == 4);
+  CHECK(has_line(cu, "arg1_partials[blockIdx.x] = pl_group1[0];"));
 }
 
 TEST_CASE("types, literals and math names per dialect", "[codegen][types]") {
@@ -287,7 +297,7 @@ TEST_CASE("kernels from C source get the same wrapper", "[codegen][source]") {
     CHECK_THAT(g.text, Contains("void smooth(const double* a"));
     CHECK(has_line(g.text, "smooth(arg0, arg1, arg2, arg3);"));
     CHECK(has_line(g.text, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_add_f64(&data1[arg2_at + pl_k], arg2[pl_k]);"));
-    CHECK(has_line(g.text, "arg3_partials[pl_item] = arg3[0];"));
+    CHECK_THAT(g.text, Contains("arg3_partials["));
   }
 
   // Direct arguments are private copies too (OpenCL C's plain pointers are private).

@@ -100,7 +100,7 @@ TEST_CASE("flux on the GPU: gathers through a map and INC by atomics", "[gpu]") 
   parloop_test::check_values<double>(from_bytes<double>(out[1]), std::vector<double>(res.host().begin(), res.host().end()));
 }
 
-TEST_CASE("reductions on the GPU: direct RW, global INC / MAX partials, MIN through a whole map", "[gpu]") {
+TEST_CASE("reductions on the GPU: direct RW, global INC / MAX per block, MIN through a whole map", "[gpu]") {
   const int n_cells = 3000, n_edges = 100003;
   const pl::Runtime rt = host();
   const pl::Set cells(rt, n_cells), edges(rt, n_edges);
@@ -121,15 +121,15 @@ TEST_CASE("reductions on the GPU: direct RW, global INC / MAX partials, MIN thro
   pl::par_loop(reduce, edges, w(pl::RW), total(pl::INC), hi(pl::MAX), m(pl::MIN, e2c));
   const auto ir = reduce.traced(w(pl::RW), total(pl::INC), hi(pl::MAX), m(pl::MIN, e2c));
 
-  // Buffers: w (data0), m (data3), the map, then the partials of total and hi.
-  const int items = work_items(n_edges);
+  // Buffers: w (data0), m (data3), the map, then one partial per block of total and hi.
+  const int blocks = work_items(n_edges) / block_size;
   const auto out = launch(*ir, n_edges,
-                          {as_bytes(w0), as_bytes(m0), as_bytes(ec), as_bytes(std::vector<double>(items, -1.0)),
-                           as_bytes(std::vector<float>(items, -1.0f))});
+                          {as_bytes(w0), as_bytes(m0), as_bytes(ec), as_bytes(std::vector<double>(blocks, -1.0)),
+                           as_bytes(std::vector<float>(blocks, -1.0f))});
   parloop_test::check_values<float>(from_bytes<float>(out[0]), std::vector<float>(w.host().begin(), w.host().end()));
   parloop_test::check_values<std::int32_t>(from_bytes<std::int32_t>(out[1]),
                                            std::vector<std::int32_t>(m.host().begin(), m.host().end()));
-  // The partials combine with the global's initial value, as the backends will do.
+  // The blocks' partials combine with the global's initial value, as the backends do.
   double sum = 0.0;
   for (double p : from_bytes<double>(out[3])) sum += p;
   float max = -1e30f;

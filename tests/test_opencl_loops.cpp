@@ -5,7 +5,12 @@
 // (nothing but launch), what moves between host and device, and refused devices.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <climits>
+#include <cstdlib>
+#include <new>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include <parloop/backend/opencl/backend.hpp>
@@ -21,6 +26,26 @@ namespace ocl = parloop::backend::opencl;
 using Catch::Matchers::Contains;
 using parloop_test::check_value;
 using parloop_test::check_values;
+
+// Counts this thread's heap allocations while `counting` is set: the repeated-loop test
+// asserts that a warm par_loop allocates nothing.
+namespace {
+std::atomic<long> allocations{0};
+thread_local bool counting = false;
+}  // namespace
+
+// Not inlined, and GCC's new/delete pairing check off in this file: GCC 13 pairs the inlined
+// malloc with the inlined free and warns that they do not match, which is this file's intent.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+__attribute__((noinline)) void* operator new(std::size_t bytes) {
+  if (counting) allocations.fetch_add(1);
+  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+  throw std::bad_alloc();
+}
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -118,10 +143,15 @@ TEST_CASE("a repeated par_loop only launches", "[opencl][reuse]") {
   twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
   pl::Dat<double, 4> q(d.cells, parloop_test::random_values<double>(517 * 4)), res(d.cells);
   auto flux = parloop_test::flux_kernel();
-  for (int i = 0; i < 1000; ++i) {
+  const auto loop = [&] {
     pl::par_loop(flux, d.edges, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
                  res(pl::INC, d.e2c, 1));
-  }
+  };
+  loop();
+  counting = true;
+  for (int i = 1; i < 1000; ++i) loop();
+  counting = false;
+  CHECK(allocations.load() == 0);
   CHECK(flux.traces() == 1);
   CHECK(flux.compiles() == 1);
   CHECK(flux.launches() == 1000);
@@ -229,4 +259,107 @@ TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]"
   }
   CHECK_THROWS_WITH(pl::par_loop(k, d.cells, pl::split_n_across_workgroups{0}, x(pl::WRITE)),
                     Contains("the block must be 1 to 1024"));
+}
+
+TEST_CASE("every strategy covers every element of a range exactly once, up to INT_MAX", "[opencl][strategy]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+  const int n = 100003;
+  const pl::Set points(rt, n);
+  const pl::Set huge(rt, INT_MAX);
+  auto visit = pl::kernel("visit", [](auto v, auto count) {
+    v += 1;
+    count += 1;
+  });
+  auto tally = pl::kernel("tally", [](auto count) { count += 1; });
+  const pl::strategy all[] = {pl::split_n_across_workgroups{64},  pl::split_n_across_workgroups{256},
+                              pl::grid_stride{32, 2},             pl::grid_stride{256, 1},
+                              pl::chunked{8, 16},                 pl::chunked{1, 1}};
+  std::uniform_int_distribution<int> pick(0, n);
+  for (const pl::strategy& s : all) {
+    INFO(pl::exec::describe(s));
+    for (int trial = 0; trial < 4; ++trial) {
+      int a = pick(parloop_test::rng()), b = pick(parloop_test::rng());
+      if (trial == 0) b = a;  // an empty range
+      if (a > b) std::swap(a, b);
+      pl::Dat<std::int32_t> visits(points);
+      pl::Global<std::int64_t> count(rt, 0);
+      pl::par_loop(visit, points, s, pl::range{a, b}, visits(pl::INC), count(pl::INC));
+      std::size_t wrong = 0;
+      const auto v = visits.host();
+      for (int i = 0; i < n; ++i) wrong += v[static_cast<std::size_t>(i)] != (i >= a && i < b ? 1 : 0);
+      CHECK(wrong == 0);
+      CHECK(count.value() == b - a);
+    }
+    // Near the end of the int range, where 32-bit index arithmetic would overflow.
+    for (const pl::range r : {pl::range{INT_MAX - 100000, INT_MAX}, pl::range{INT_MAX - 1, INT_MAX}}) {
+      pl::Global<std::int64_t> count(rt, 0);
+      pl::par_loop(tally, huge, s, r, count(pl::INC));
+      CHECK(count.value() == std::int64_t{r.end} - r.start);
+    }
+  }
+}
+
+TEST_CASE("stress: every element increments the same target; a mesh of a million edges", "[opencl][stress]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+  {
+    const int n = 200000;
+    const pl::Set edges(rt, n), one(rt, 1);
+    const pl::Map to_one(edges, one, 1, std::vector<pl::index_t>(n, 0));
+    pl::Dat<std::int32_t> hits(one);
+    pl::Dat<double> sum(one);
+    auto k = pl::kernel("pile_up", [](auto h, auto s) {
+      h += 1;
+      s += 0.5;
+    });
+    pl::par_loop(k, edges, hits(pl::INC, to_one, 0), sum(pl::INC, to_one, 0));
+    CHECK(hits.host()[0] == n);
+    CHECK(sum.host()[0] == 0.5 * n);  // exact: every partial sum of halves is representable
+  }
+  {
+    const int n_cells = 300000, n_edges = 1000000;
+    const auto ec = parloop_test::random_map(n_edges, n_cells, 2);
+    const auto q0 = parloop_test::random_values<double>(n_cells * 4);
+    const auto run = [&](pl::Runtime r) {
+      const pl::Set cells(r, n_cells), edges(r, n_edges);
+      const pl::Map e2c(edges, cells, 2, ec);
+      pl::Dat<double, 4> q(cells, q0), res(cells);
+      auto flux = parloop_test::flux_kernel();
+      pl::par_loop(flux, edges, q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
+      return values_of(res);
+    };
+    check_values<double>(run(rt), run(pl::Runtime::open(pl::backend_kind::host)));
+  }
+}
+
+TEST_CASE("threads launch one kernel on their own runtimes", "[opencl][threads]") {
+  auto flux = parloop_test::flux_kernel();
+  const auto q0 = parloop_test::random_values<double>(517 * 4);
+  const auto reference = [&] {
+    twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
+    pl::Dat<double, 4> q(h.cells, q0), res(h.cells);
+    pl::par_loop(flux, h.edges, q(pl::READ, h.e2c, 0), q(pl::READ, h.e2c, 1), res(pl::INC, h.e2c, 0),
+                 res(pl::INC, h.e2c, 1));
+    return values_of(res);
+  }();
+  constexpr int n_threads = 4, n_loops = 50;
+  std::vector<std::vector<double>> results(n_threads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < n_threads; ++t) {
+    threads.emplace_back([&, t] {
+      twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+      pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
+      for (int i = 0; i < n_loops; ++i) {
+        pl::par_loop(flux, d.edges, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
+                     res(pl::INC, d.e2c, 1));
+      }
+      results[static_cast<std::size_t>(t)] = values_of(res);
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<double> want(reference);
+  for (double& v : want) v *= n_loops;
+  for (const auto& r : results) check_values<double>(r, want);
+  CHECK(flux.traces() == 1);
+  CHECK(flux.compiles() == n_threads);  // one per runtime: each has its own device context
+  CHECK(flux.launches() == n_threads * n_loops);
 }

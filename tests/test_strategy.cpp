@@ -155,7 +155,8 @@ TEST_CASE("each strategy generates its element loop, and it compiles", "[strateg
   CHECK_THAT(chunk, Contains("for (long pl_e = pl_first; pl_e < pl_end && pl_e < pl_first + 32; ++pl_e) {"));
   // The partial of a reduction gathers every element of the work-item, in any strategy.
   CHECK(chunk.find("double arg2[1];") < chunk.find("for (long pl_e"));
-  CHECK(chunk.find("arg2_partials[pl_item] = arg2[0];") > chunk.find("pl_atomic_add_f64(&data1"));
+  CHECK(chunk.find("pl_group2[pl_local] = arg2[0];") > chunk.find("pl_atomic_add_f64(&data1"));
+  CHECK_THAT(chunk, Contains("__local double pl_group2[16];"));
 
   for (const pl::strategy s : {pl::strategy{pl::split_n_across_workgroups{}}, pl::strategy{pl::grid_stride{}},
                                pl::strategy{pl::chunked{}}}) {

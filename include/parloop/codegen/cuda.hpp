@@ -54,6 +54,12 @@ class cuda_dialect final : public dialect {
   }
   std::string_view work_item() const override { return "(int)(blockIdx.x * blockDim.x + threadIdx.x)"; }
   std::string_view work_items() const override { return "((long long)gridDim.x * blockDim.x)"; }
+  std::string_view local_id() const override { return "(int)threadIdx.x"; }
+  std::string_view group_id() const override { return "blockIdx.x"; }
+  std::string local_array(std::string_view type, std::string_view name, int size) const override {
+    return fmt::format("__shared__ {} {}[{}]", type, name, size);
+  }
+  std::string_view barrier() const override { return "__syncthreads();"; }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
   void pragmas(source_writer&, const features&) const override {}

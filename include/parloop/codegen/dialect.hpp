@@ -67,6 +67,12 @@ class dialect {
   virtual std::string_view work_item() const = 0;
   // A 64-bit expression: how many work-items the launch has.
   virtual std::string_view work_items() const = 0;
+  // This work-item's index in its group, and the group's index in the launch.
+  virtual std::string_view local_id() const = 0;
+  virtual std::string_view group_id() const = 0;
+  // The declaration of an array in the group's shared memory, and a barrier over the group.
+  virtual std::string local_array(std::string_view type, std::string_view name, int size) const = 0;
+  virtual std::string_view barrier() const = 0;
   // The qualifiers of a device helper function.
   virtual std::string_view helper_qualifiers() const = 0;
 

@@ -324,17 +324,55 @@ class emitter {
     else block(w, 0);
     for (std::size_t i = 0; i < k_.params.size(); ++i) scatter(w, i, k_.params[i]);
     w.close();
+    reduce_in_groups(w);
+    w.close();
+  }
+
+  // Each global reduction: the work-group combines its work-items' partials in local memory
+  // (a tree over the block, whatever its size), and its first work-item stores the group's
+  // partial at arg<N>_partials[group * dim + k]. Every work-item reaches every barrier.
+  void reduce_in_groups(source_writer& w) {
+    const int block = exec::block_size(strategy_);
+    bool first = true;
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const ir::param& p = k_.params[i];
       if (holding_of(p) != holding::partial) continue;
-      // One partial per work-item, the identity where the work-item had no element.
+      if (first) {
+        w.line("const int pl_local = {};", d_.local_id());
+        first = false;
+      }
+      const std::string red = fmt::format("pl_group{}", i);
+      // Element k of work-item `item` in the group's array.
+      const auto at = [&](const std::string& item, const std::string& k) {
+        if (p.dim == 1) return fmt::format("{}[{}]", red, item);
+        if (item == "0") return fmt::format("{}[{}]", red, k);
+        return fmt::format("{}[{} * {} + {}]", red, item, p.dim, k);
+      };
+      w.line("{};", d_.local_array(type(p.type), red, block * p.dim));
+      for_components(w, p.dim, [&](const std::string& k) { return fmt::format("{} = arg{}[{}];", at("pl_local", k), i, k); });
+      int half = 1;
+      while (half * 2 < block) half *= 2;
+      w.line("{}", d_.barrier());
+      w.open("for (int pl_half = {}; pl_half > 0; pl_half /= 2)", block > 1 ? half : 0);
+      w.open("if (pl_local < pl_half && pl_local + pl_half < {})", block);
       for_components(w, p.dim, [&](const std::string& k) {
-        const std::string slot =
-            p.dim == 1 ? std::string("pl_item") : fmt::format("({})pl_item * {} + {}", index_type(), p.dim, k);
-        return fmt::format("arg{}_partials[{}] = arg{}[{}];", i, slot, i, k);
+        const std::string mine = at("pl_local", k);
+        const std::string other = at("(pl_local + pl_half)", k);
+        if (p.mode == access::inc) return fmt::format("{} += {};", mine, other);
+        return fmt::format("{} = {};", mine,
+                           minmax_call(p.mode == access::min ? ir::op::min : ir::op::max, p.type, mine, other));
       });
+      w.close();
+      w.line("{}", d_.barrier());
+      w.close();
+      w.open("if (pl_local == 0)");
+      for_components(w, p.dim, [&](const std::string& k) {
+        const std::string slot = p.dim == 1 ? std::string(d_.group_id())
+                                            : fmt::format("({}){} * {} + {}", index_type(), d_.group_id(), p.dim, k);
+        return fmt::format("arg{}_partials[{}] = {};", i, slot, at("0", k));
+      });
+      w.close();
     }
-    w.close();
   }
 
   // Opens the block that runs once per element pl_e of this work-item, as the strategy

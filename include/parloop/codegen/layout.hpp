@@ -15,7 +15,7 @@ namespace parloop::codegen {
 enum class buffer_role : std::uint8_t {
   data,      // a dat's or global's values: index is ir::param::data
   map,       // a map's values: index is ir::param::map
-  partials,  // one partial result per work-item of a global reduction: index is the parameter
+  partials,  // one partial result per work-group of a global reduction: index is the parameter
 };
 
 struct kernel_buffer {

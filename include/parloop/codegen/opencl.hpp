@@ -49,6 +49,12 @@ class opencl_dialect final : public dialect {
   }
   std::string_view work_item() const override { return "(int)get_global_id(0)"; }
   std::string_view work_items() const override { return "(long)get_global_size(0)"; }
+  std::string_view local_id() const override { return "(int)get_local_id(0)"; }
+  std::string_view group_id() const override { return "get_group_id(0)"; }
+  std::string local_array(std::string_view type, std::string_view name, int size) const override {
+    return fmt::format("__local {} {}[{}]", type, name, size);
+  }
+  std::string_view barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
   std::string_view helper_qualifiers() const override { return "static inline"; }
 
   void pragmas(source_writer& w, const features& f) const override {

@@ -134,9 +134,11 @@ class backend final : public parloop::detail::device_backend {
       const cl_mem m = static_cast<const buffer*>(b)->get();
       check(clSetKernelArg(k.get(), index++, sizeof m, &m), "clSetKernelArg(buffer)");
     }
+    // Each work-group leaves one partial per component of each reduction.
+    const std::size_t n_groups = static_cast<std::size_t>(groups);
     if (partials_.size() < reductions.size()) partials_.resize(reductions.size());
     for (std::size_t r = 0; r < reductions.size(); ++r) {
-      const std::size_t bytes = items * static_cast<std::size_t>(reductions[r].dim) * detail::scalar_size(reductions[r].type);
+      const std::size_t bytes = n_groups * static_cast<std::size_t>(reductions[r].dim) * detail::scalar_size(reductions[r].type);
       scratch& p = partials_[r];
       if (p.bytes < bytes) {
         p.buffer = memory_.allocate(bytes);
@@ -149,17 +151,17 @@ class backend final : public parloop::detail::device_backend {
     check(clEnqueueNDRangeKernel(ctx_.queue(), k.get(), 1, nullptr, &global, &block, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
 
-    // Each work-item left one partial per component; combine them with the global's value.
+    // Combine the groups' partials with the global's value.
     for (std::size_t r = 0; r < reductions.size(); ++r) {
       const parloop::detail::reduction_target& t = reductions[r];
-      const std::size_t bytes = items * static_cast<std::size_t>(t.dim) * detail::scalar_size(t.type);
+      const std::size_t bytes = n_groups * static_cast<std::size_t>(t.dim) * detail::scalar_size(t.type);
       if (staging_.size() < bytes) staging_.resize(bytes);
       memory_.download(*partials_[r].buffer, staging_.data(), bytes);
       switch (t.type) {
-        case ir::scalar_type::int32: detail::combine<std::int32_t>(t.mode, t.dim, t.host, staging_.data(), items); break;
-        case ir::scalar_type::int64: detail::combine<std::int64_t>(t.mode, t.dim, t.host, staging_.data(), items); break;
-        case ir::scalar_type::float32: detail::combine<float>(t.mode, t.dim, t.host, staging_.data(), items); break;
-        case ir::scalar_type::float64: detail::combine<double>(t.mode, t.dim, t.host, staging_.data(), items); break;
+        case ir::scalar_type::int32: detail::combine<std::int32_t>(t.mode, t.dim, t.host, staging_.data(), n_groups); break;
+        case ir::scalar_type::int64: detail::combine<std::int64_t>(t.mode, t.dim, t.host, staging_.data(), n_groups); break;
+        case ir::scalar_type::float32: detail::combine<float>(t.mode, t.dim, t.host, staging_.data(), n_groups); break;
+        case ir::scalar_type::float64: detail::combine<double>(t.mode, t.dim, t.host, staging_.data(), n_groups); break;
         case ir::scalar_type::boolean: break;
       }
     }

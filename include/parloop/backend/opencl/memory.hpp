@@ -31,23 +31,23 @@ class memory final : public parloop::detail::device_memory {
 
   // An allocation the device cannot make is an error that names the size and the device.
   std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override {
+    // Some implementations (NVIDIA's) accept any size here and fail at first use; check first.
+    if (bytes > ctx_.device().max_allocation) throw out_of_memory(bytes, CL_INVALID_BUFFER_SIZE);
     cl_int status = CL_SUCCESS;
     // OpenCL refuses empty buffers; an empty dat still gets a (one-byte) buffer to bind.
     mem_handle m(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes, nullptr, &status));
-    if (status == CL_INVALID_BUFFER_SIZE || status == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
-        status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY) {
-      throw error(fmt::format("OpenCL: cannot allocate {} bytes on {} (largest allocation: {} bytes; error {})", bytes,
-                              ctx_.device().name, ctx_.device().max_allocation, status));
-    }
+    if (is_out_of_memory(status)) throw out_of_memory(bytes, status);
     check(status, "clCreateBuffer");
     return std::make_unique<buffer>(std::move(m));
   }
 
   void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
     if (bytes == 0) return;
-    check(clEnqueueWriteBuffer(ctx_.queue(), static_cast<buffer&>(dst).get(), CL_TRUE, 0, bytes, src, 0, nullptr,
-                               nullptr),
-          "clEnqueueWriteBuffer");
+    const cl_int status =
+        clEnqueueWriteBuffer(ctx_.queue(), static_cast<buffer&>(dst).get(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr);
+    // Where allocation is lazy, the first write is where memory runs out.
+    if (is_out_of_memory(status)) throw out_of_memory(bytes, status);
+    check(status, "clEnqueueWriteBuffer");
   }
 
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
@@ -58,6 +58,15 @@ class memory final : public parloop::detail::device_memory {
   }
 
  private:
+  static bool is_out_of_memory(cl_int status) {
+    return status == CL_INVALID_BUFFER_SIZE || status == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+           status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY;
+  }
+  error out_of_memory(std::size_t bytes, cl_int status) const {
+    return error(fmt::format("OpenCL: cannot allocate {} bytes on {} (largest allocation: {} bytes; error {})", bytes,
+                             ctx_.device().name, ctx_.device().max_allocation, status));
+  }
+
   const context& ctx_;
 };
 
