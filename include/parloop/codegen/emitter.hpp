@@ -57,12 +57,14 @@ class emitter {
  private:
   // How the body reaches an argument: through a pointer into its buffer, a private copy
   // gathered before and scattered after the body, or a private partial result.
-  enum class holding { in_place, private_copy, partial };
+  enum class holding { in_place, private_copy, partial, constant };
 
   bool raw() const { return !k_.raw_source.empty(); }
 
   holding holding_of(const ir::param& p) const {
     if (is_global_reduction(p)) return holding::partial;
+    // A global constant is read into registers once per work-item, not once per element.
+    if (p.kind == arg_kind::global) return holding::constant;
     if (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) return holding::private_copy;
     // The elemental C function of a source kernel takes private pointers (OpenCL C's default
     // address space), so its direct arguments are copied too.
@@ -239,11 +241,10 @@ class emitter {
   // Before the body: pointers, private copies and their old values.
   void gather(source_writer& w, std::size_t i, const ir::param& p) {
     const holding h = holding_of(p);
-    if (h == holding::partial) return;
+    if (h == holding::partial || h == holding::constant) return;
     if (h == holding::in_place) {
-      const std::string offset =
-          p.kind == arg_kind::global ? std::string() : fmt::format(" + ({})pl_e * {}", index_type(), p.dim);
-      w.line("{} const arg{} = data{}{};", d_.buffer(p.type, p.mode == access::read), i, p.data, offset);
+      w.line("{} const arg{} = data{} + ({})pl_e * {};", d_.buffer(p.type, p.mode == access::read), i, p.data,
+             index_type(), p.dim);
       return;
     }
     if (p.kind == arg_kind::indirect) {
@@ -311,6 +312,12 @@ class emitter {
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
     w.line("const int pl_item = {};", d_.work_item());
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      if (holding_of(p) != holding::constant) continue;
+      declare_private(w, i, p);
+      for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+    }
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const ir::param& p = k_.params[i];
       if (holding_of(p) != holding::partial) continue;
@@ -389,7 +396,8 @@ class emitter {
             w.open("for ({} pl_e = ({})pl_start + pl_item; pl_e < pl_end; pl_e += {})", index, index, d_.work_items());
           } else {
             w.line("const {} pl_first = ({})pl_start + ({})pl_item * {};", index, index, index, v.per_item);
-            w.open("for ({} pl_e = pl_first; pl_e < pl_end && pl_e < pl_first + {}; ++pl_e)", index, v.per_item);
+            w.line("const {} pl_last = pl_first + {} < pl_end ? pl_first + {} : pl_end;", index, v.per_item, v.per_item);
+            w.open("for ({} pl_e = pl_first; pl_e < pl_last; ++pl_e)", index);
           }
         },
         strategy_);

@@ -74,10 +74,10 @@ void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
                 "global(mode), after an optional strategy and an optional pl::range");
   check_loop(k.name(), set, r, args...);
-  // Tracing checks the rules only a trace can see, so every backend refuses the same kernels.
-  kernel_ir(k, args...);
   const Runtime& rt = set.runtime();
   if (rt.kind() == backend_kind::host) {
+    // Tracing checks the rules only a trace can see, so the host refuses what a device would.
+    kernel_ir(k, args...);
     run_on_host(k, r, args...);
     return;
   }
