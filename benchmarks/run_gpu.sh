@@ -30,7 +30,7 @@ if [ -x "$build/benchmarks/bench_opencl" ]; then
   # "Platform #P: ..." then " `-- Device #D: ..." lines become P:D.
   for dev in $(clinfo -l 2>/dev/null | sed -n 's/^Platform #\([0-9]*\).*/P \1/p; s/.*Device #\([0-9]*\).*/D \1/p' |
                awk '$1 == "P" {p = $2} $1 == "D" {print p ":" $2}'); do
-    PARLOOP_OPENCL_DEVICE=$dev "$build/benchmarks/bench_opencl" 24 2>&1 | tee "$out/bench-opencl-$dev.txt" || status=1
+    PARLOOP_OPENCL_DEVICE=$dev "$build/benchmarks/bench_opencl" 24 2>&1 | tee "$out/bench-opencl-${dev/:/-}.txt" || status=1
   done
 fi
 exit $status
