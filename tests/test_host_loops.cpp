@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -33,14 +36,29 @@ void for_dims(F&& f) {
       std::make_integer_sequence<int, 5>{});
 }
 
-pl::Runtime host() { return pl::Runtime::open(pl::backend_kind::host); }
+// The runtime the tests run on: the host backend, or with PARLOOP_TEST_BACKEND=opencl an
+// OpenCL device, whose strategy rotates with `variant` so that every strategy meets every
+// access pattern, dim, arity and type somewhere in the matrix without compiling it thrice.
+pl::Runtime test_runtime(int variant) {
+  const char* backend = std::getenv("PARLOOP_TEST_BACKEND");
+  if (backend == nullptr || std::string(backend) != "opencl") return pl::Runtime::open(pl::backend_kind::host);
+  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+  const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16}};
+  rt.set_default_strategy(strategies[variant % 3]);
+  return rt;
+}
+
+template <class T>
+constexpr int type_index() {
+  return std::is_same_v<T, float> ? 0 : std::is_same_v<T, double> ? 1 : std::is_same_v<T, std::int32_t> ? 2 : 3;
+}
 
 }  // namespace
 
 TEMPLATE_TEST_CASE("direct loops: a = b + s * c", "[host][direct]", float, double, std::int32_t, std::int64_t) {
   using T = TestType;
   for_dims([]<int D>(std::integral_constant<int, D>) {
-    const pl::Runtime rt = host();
+    const pl::Runtime rt = test_runtime(D + type_index<T>());
     const pl::Set s(rt, n_edges);
     const auto b0 = random_values<T>(n_edges * D), c0 = random_values<T>(n_edges * D);
     pl::Dat<T, D> a(s), b(s, b0), c(s, c0);
@@ -60,7 +78,7 @@ TEMPLATE_TEST_CASE("indirect READ through a whole map and through single slots",
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
     for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = host();
+      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
       const pl::Set cells(rt, n_cells), edges(rt, n_edges);
       const auto mv = random_map(n_edges, n_cells, arity);
       const pl::Map m(edges, cells, arity, mv);
@@ -101,7 +119,7 @@ TEMPLATE_TEST_CASE("indirect INC accumulates every contribution", "[host][indire
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
     for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = host();
+      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
       const pl::Set cells(rt, n_cells), edges(rt, n_edges);
       const auto mv = random_map(n_edges, n_cells, arity);
       const pl::Map m(edges, cells, arity, mv);
@@ -141,7 +159,7 @@ TEMPLATE_TEST_CASE("indirect WRITE and RW through collision-free maps", "[host][
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
     for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = host();
+      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
       const int n_targets = n_edges * arity;
       const pl::Set edges(rt, n_edges), targets(rt, n_targets);
       const auto mv = permutation_map(n_targets);
@@ -179,7 +197,7 @@ TEMPLATE_TEST_CASE("indirect MIN and MAX into dats", "[host][indirect][minmax]",
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
     for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = host();
+      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
       const pl::Set cells(rt, n_cells), edges(rt, n_edges);
       const auto mv = random_map(n_edges, n_cells, arity);
       const pl::Map m(edges, cells, arity, mv);
@@ -212,7 +230,7 @@ TEMPLATE_TEST_CASE("indirect MIN and MAX into dats", "[host][indirect][minmax]",
 TEMPLATE_TEST_CASE("global reductions: INC, MIN, MAX of dims 1-3", "[host][global]", float, double, std::int32_t,
                    std::int64_t) {
   using T = TestType;
-  const pl::Runtime rt = host();
+  const pl::Runtime rt = test_runtime(type_index<T>());
   const pl::Set cells(rt, n_cells);
   const auto x0 = random_values<T>(n_cells * 3);
   pl::Dat<T, 3> x(cells, x0);
@@ -250,7 +268,7 @@ TEMPLATE_TEST_CASE("global reductions: INC, MIN, MAX of dims 1-3", "[host][globa
 }
 
 TEST_CASE("a subrange touches only its elements", "[host][range]") {
-  const pl::Runtime rt = host();
+  const pl::Runtime rt = test_runtime(1);
   const pl::Set s(rt, 50);
   pl::Dat<double> a(s, std::vector<double>(50, 1.0));
   pl::Global<double> sum(rt, 0.0);
@@ -268,7 +286,7 @@ TEST_CASE("a subrange touches only its elements", "[host][range]") {
 }
 
 TEST_CASE("an empty set runs nothing and leaves globals alone", "[host][empty]") {
-  const pl::Runtime rt = host();
+  const pl::Runtime rt = test_runtime(2);
   const pl::Set empty(rt, 0), cells(rt, 4);
   const pl::Map m(empty, cells, 3, std::vector<pl::index_t>{});
   pl::Dat<float, 2> x(empty), r(cells, std::vector<float>(8, 2.0f));
@@ -283,7 +301,7 @@ TEST_CASE("an empty set runs nothing and leaves globals alone", "[host][empty]")
 }
 
 TEST_CASE("the design's flux and update loops", "[host][example]") {
-  const pl::Runtime rt = host();
+  const pl::Runtime rt = test_runtime(0);
   const int nc = 23, ne = 61;
   const pl::Set cells(rt, nc), edges(rt, ne);
   const auto ec = random_map(ne, nc, 2);
