@@ -28,12 +28,20 @@ using parloop_test::check_value;
 using parloop_test::check_values;
 
 // Counts this thread's heap allocations while `counting` is set: the repeated-loop test
-// asserts that a warm par_loop allocates nothing.
+// asserts that a warm par_loop allocates nothing. Not under AddressSanitizer, which owns
+// operator new itself (a replacement there would pair its allocations with our free).
+#if defined(__SANITIZE_ADDRESS__)
+#define PARLOOP_TEST_COUNTS_ALLOCATIONS 0
+#else
+#define PARLOOP_TEST_COUNTS_ALLOCATIONS 1
+#endif
+
 namespace {
 std::atomic<long> allocations{0};
 thread_local bool counting = false;
 }  // namespace
 
+#if PARLOOP_TEST_COUNTS_ALLOCATIONS
 // Not inlined, and GCC's new/delete pairing check off in this file: GCC 13 pairs the inlined
 // malloc with the inlined free and warns that they do not match, which is this file's intent.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -44,8 +52,14 @@ __attribute__((noinline)) void* operator new(std::size_t bytes) {
   if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
   throw std::bad_alloc();
 }
+__attribute__((noinline)) void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  if (counting) allocations.fetch_add(1);
+  return std::malloc(bytes == 0 ? 1 : bytes);
+}
 __attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
 __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -151,7 +165,11 @@ TEST_CASE("a repeated par_loop only launches", "[opencl][reuse]") {
   counting = true;
   for (int i = 1; i < 1000; ++i) loop();
   counting = false;
-  CHECK(allocations.load() == 0);
+  if (PARLOOP_TEST_COUNTS_ALLOCATIONS) {
+    CHECK(allocations.load() == 0);
+  } else {
+    WARN("allocations are not counted under AddressSanitizer; the plain build checks them");
+  }
   CHECK(flux.traces() == 1);
   CHECK(flux.compiles() == 1);
   CHECK(flux.launches() == 1000);
