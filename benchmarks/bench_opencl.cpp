@@ -86,11 +86,11 @@ int main(int argc, char** argv) {
   const int log2_n = argc > 1 ? std::atoi(argv[1]) : 24;
   const int n = 1 << log2_n;
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
-  const auto& backend = static_cast<const ocl::backend&>(*rt.state()->device);
+  const auto& backend = static_cast<const ocl::backend&>(*rt.state()->backend);
   const ocl::context& ctx = backend.opencl_context();
   const auto finish = [&] { ocl::check(clFinish(ctx.queue()), "clFinish"); };
   std::printf("device: %s\ndefault strategy: %s\n\n", rt.device_name().c_str(),
-              pl::exec::describe(rt.default_strategy()).c_str());
+              pl::to_string(rt.default_strategy()).c_str());
 
   const pl::Set points(rt, n, "points");
   std::vector<double> b0(n), c0(n);

@@ -211,10 +211,12 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   CHECK(has_line(cl, "double arg3[1];"));
   CHECK(has_line(cl, "arg3[0] = data3[0];"));
   CHECK(cl.find("arg3[0] = data3[0];") < cl.find("if (pl_e < pl_end)"));
-  // The reduced globals are not passed; their partials are.
-  CHECK(count_of(cl, "data1") == 0);
+  // The reduced globals are passed (the last group combines with their values), and so are
+  // their partials and the counter of groups done.
+  CHECK(has_line(cl, "__global double* restrict data1,"));
   CHECK(has_line(cl, "__global double* restrict arg1_partials,"));
-  CHECK(has_line(cl, "__global float* restrict arg2_partials) {"));
+  CHECK(has_line(cl, "__global float* restrict arg2_partials,"));
+  CHECK(has_line(cl, "__global int* restrict pl_groups_done) {"));
   CHECK(has_line(cl, "arg1[0] = 0.0;"));
   CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = INFINITY;"));
   // Each work-group combines its work-items' partials in local memory; its first stores them.
@@ -222,16 +224,32 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   CHECK(has_line(cl, "pl_group1[pl_local] = arg1[0];"));
   CHECK(has_line(cl, "for (int pl_half = 128; pl_half > 0; pl_half /= 2) {"));
   CHECK(has_line(cl, "pl_group1[pl_local] += pl_group1[(pl_local + pl_half)];"));
-  CHECK(count_of(cl, "barrier(CLK_LOCAL_MEM_FENCE);") == 4);
+  // Two trees per reduction, two barriers each: one over the work-items, one over the groups.
+  CHECK(count_of(cl, "barrier(CLK_LOCAL_MEM_FENCE);") == 8);
   CHECK(has_line(cl, "arg1_partials[get_group_id(0)] = pl_group1[0];"));
   CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) pl_group2[pl_local * 2 + pl_k] = pl_min_f32(pl_group2[pl_local * 2 + pl_k], pl_group2[(pl_local + pl_half) * 2 + pl_k]);"));
   CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2_partials[(long)get_group_id(0) * 2 + pl_k] = pl_group2[pl_k];"));
   CHECK(has_line(cl, "arg1[0] += arg0[0] * arg3[0];"));
+  // The last group takes a ticket after its partials are visible, sums every group's partials
+  // in group order, combines them with the global's value and resets the counter.
+  CHECK(has_line(cl, "mem_fence(CLK_GLOBAL_MEM_FENCE);"));
+  CHECK(has_line(cl, "pl_last_group[0] = atomic_inc(pl_groups_done) == (int)((long)get_num_groups(0) - 1);"));
+  CHECK(has_line(cl, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"));
+  CHECK(has_line(cl, "if (pl_last_group[0]) {"));
+  CHECK(has_line(cl, "for (long pl_g = pl_local; pl_g < pl_groups; pl_g += 256) {"));
+  CHECK(has_line(cl, "arg1[0] += ((volatile __global const double*)arg1_partials)[pl_g];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = pl_min_f32(arg2[pl_k], ((volatile __global const float*)arg2_partials)[pl_g * 2 + pl_k]);"));
+  CHECK(has_line(cl, "data1[0] += pl_group1[0];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) data2[pl_k] = pl_min_f32(data2[pl_k], pl_group2[pl_k]);"));
+  CHECK(has_line(cl, "if (pl_local == 0) *pl_groups_done = 0;"));
   const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
   CHECK(has_line(cu, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = __int_as_float(0x7f800000);"));
   CHECK(has_line(cu, "__shared__ double pl_group1[256];"));
-  CHECK(count_of(cu, "__syncthreads();") == 4);
+  CHECK(count_of(cu, "__syncthreads();") == 9);
   CHECK(has_line(cu, "arg1_partials[blockIdx.x] = pl_group1[0];"));
+  CHECK(has_line(cu, "__threadfence();"));
+  CHECK(has_line(cu, "pl_last_group[0] = atomicAdd(pl_groups_done, 1) == (int)(((long long)gridDim.x) - 1);"));
+  CHECK(has_line(cu, "arg1[0] += ((volatile const double*)arg1_partials)[pl_g];"));
 }
 
 TEST_CASE("types, literals and math names per dialect", "[codegen][types]") {
@@ -346,7 +364,7 @@ TEST_CASE("a kernel from source with a syntax error reports the compiler's log",
     const auto context = pl::backend::opencl::context::first();
     const auto source = cg::generate(*ir, cg::dialect_kind::opencl);
     try {
-      pl::backend::opencl::build(context, source);
+      pl::backend::opencl::build_program(context, source);
       FAIL("the broken kernel compiled");
     } catch (const pl::compile_error& e) {
       CHECK_THAT(e.log(), Contains("error"));
@@ -395,9 +413,8 @@ TEST_CASE("generated kernels compile with both real compilers", "[codegen][compi
   const auto ir = flux_ir(m);
 #if PARLOOP_TEST_OPENCL
   const auto context = pl::backend::opencl::context::first();
-  const auto cl = pl::backend::opencl::build(context, cg::generate(*ir, cg::dialect_kind::opencl));
-  CHECK(cl.entry == "flux");
-  CHECK_FALSE(cl.binary.empty());
+  const auto program = pl::backend::opencl::build_program(context, cg::generate(*ir, cg::dialect_kind::opencl));
+  CHECK_FALSE(pl::backend::opencl::program_binary(program).empty());
 #endif
 #if PARLOOP_TEST_CUDA
   const auto cu = pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), "sm_90");

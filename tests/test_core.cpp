@@ -22,16 +22,7 @@ namespace {
 struct fake_buffer : pl::detail::device_buffer {
   std::vector<unsigned char> bytes;
 };
-struct fake_device : pl::detail::device_backend {
-  std::string describe() const override { return "fake"; }
-  pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
-  std::shared_ptr<const pl::detail::device_kernel> compile(const pl::ir::kernel&, const pl::strategy&) override {
-    throw pl::error("the fake device compiles nothing");
-  }
-  void launch(const pl::detail::device_kernel&, pl::index_t, pl::index_t,
-              std::span<const pl::detail::device_buffer* const>, std::span<const pl::detail::reduction_target>) override {
-    throw pl::error("the fake device runs nothing");
-  }
+struct fake_device : pl::detail::device_memory {
   std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
     auto b = std::make_unique<fake_buffer>();
     b->bytes.resize(bytes);
@@ -47,9 +38,10 @@ struct fake_device : pl::detail::device_backend {
   int allocations = 0;
 };
 
-pl::Runtime runtime_with(std::shared_ptr<fake_device> device) {
+// A runtime whose dats and globals keep their device copies in `device` (which outlives it).
+pl::Runtime runtime_with(fake_device& device) {
   auto state = std::make_shared<pl::detail::runtime_state>();
-  state->device = std::move(device);
+  state->memory = &device;
   return pl::Runtime(std::move(state));
 }
 
@@ -172,7 +164,7 @@ TEST_CASE("Global values", "[core][global]") {
 
 TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validity]") {
   auto device = std::make_shared<fake_device>();
-  const pl::Runtime rt = runtime_with(device);
+  const pl::Runtime rt = runtime_with(*device);
   const pl::Set cells(rt, 100);
   pl::Dat<double, 3> d(cells, std::vector<double>(300, 1.0));
   auto& array = d.state().array;

@@ -96,7 +96,7 @@ int compile_collected() {
   try {
     const auto context = pl::backend::opencl::context::first();
     failed += compile_all(cg::dialect_kind::opencl, ("clBuildProgram on " + context.device().name).c_str(),
-                          [&](const cg::generated_source& s) { pl::backend::opencl::build(context, s); });
+                          [&](const cg::generated_source& s) { pl::backend::opencl::build_program(context, s); });
   } catch (const pl::backend_unavailable& e) {
     std::printf("parloop tests: OpenCL C kernels not compiled: %s\n", e.what());
   }

@@ -87,7 +87,7 @@ TEST_CASE("OpenCL device memory: round trips, empty buffers, and a clear error w
 
 TEST_CASE("a dat moves between host and an OpenCL device only when a copy is stale", "[opencl][memory]") {
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
-  auto& mem = *rt.state()->device;
+  auto& mem = *rt.state()->backend;
   const auto& ctx = static_cast<ocl::backend&>(mem).opencl_context();
   const pl::Set s(rt, 500);
   std::vector<float> init(1000);

@@ -69,9 +69,12 @@ const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_s
 // device that lacks a feature.
 pl::Runtime runtime_on(const ocl::device& d) {
   auto state = std::make_shared<pl::detail::runtime_state>();
+  auto backend = std::make_shared<ocl::backend>(d);
   state->kind = pl::backend_kind::opencl;
-  state->device = std::make_shared<ocl::backend>(d);
-  state->default_strategy = state->device->default_strategy();
+  state->memory = backend.get();
+  state->device_name = backend->describe();
+  state->default_strategy = backend->default_strategy();
+  state->backend = std::move(backend);
   return pl::Runtime(std::move(state));
 }
 
@@ -105,7 +108,7 @@ TEST_CASE("flux on OpenCL gives the host's answers for every strategy", "[opencl
   pl::par_loop(flux, h.edges, hq(pl::READ, h.e2c, 0), hq(pl::READ, h.e2c, 1), hres(pl::INC, h.e2c, 0),
                hres(pl::INC, h.e2c, 1));
   for (const pl::strategy& s : strategies) {
-    INFO(pl::exec::describe(s));
+    INFO(pl::to_string(s));
     twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
     pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
     pl::par_loop(flux, d.edges, s, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
@@ -152,7 +155,7 @@ TEST_CASE("reductions and direct RW on OpenCL, over whole sets, subranges and em
     };
     const run want = go(pl::Runtime::open(pl::backend_kind::host), nullptr);
     for (const pl::strategy& s : strategies) {
-      INFO(pl::exec::describe(s));
+      INFO(pl::to_string(s));
       const run got = go(pl::Runtime::open(pl::backend_kind::opencl), &s);
       check_values<float>(got.w, want.w);
       check_values<std::int32_t>(got.m, want.m);
@@ -304,7 +307,7 @@ TEST_CASE("every strategy covers every element of a range exactly once, up to IN
                               pl::chunked{8, 16},                 pl::chunked{1, 1}};
   std::uniform_int_distribution<int> pick(0, n);
   for (const pl::strategy& s : all) {
-    INFO(pl::exec::describe(s));
+    INFO(pl::to_string(s));
     for (int trial = 0; trial < 4; ++trial) {
       int a = pick(parloop_test::rng()), b = pick(parloop_test::rng());
       if (trial == 0) b = a;  // an empty range

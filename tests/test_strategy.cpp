@@ -12,9 +12,9 @@
 
 #include <cereal/archives/binary.hpp>
 
-#include <parloop/cache/grid_record.hpp>
+#include <parloop/cache/kernel_record.hpp>
 #include <parloop/codegen/generate.hpp>
-#include <parloop/exec/strategy.hpp>
+#include <parloop/exec/kernel_source.hpp>
 #include <parloop/parloop.hpp>
 
 #if PARLOOP_TEST_OPENCL
@@ -36,7 +36,7 @@ TEST_CASE("each strategy's grid-size functor, as a formula", "[strategy]") {
   CHECK(ex::grid_size(pl::split_n_across_workgroups{256}).to_string() == "ceil_div(end - start, 256)");
   CHECK(ex::grid_size(pl::grid_stride{128, 4}).to_string() == "min(ceil_div(end - start, 128), compute_units * 4)");
   CHECK(ex::grid_size(pl::chunked{16, 64}).to_string() == "ceil_div(ceil_div(end - start, 64), 16)");
-  CHECK(ex::block_size(pl::grid_stride{128, 4}) == 128);
+  CHECK(pl::detail::block_size(pl::grid_stride{128, 4}) == 128);
 }
 
 TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
@@ -163,7 +163,7 @@ TEST_CASE("each strategy generates its element loop, and it compiles", "[strateg
                                pl::strategy{pl::chunked{}}}) {
 #if PARLOOP_TEST_OPENCL
     const auto context = pl::backend::opencl::context::first();
-    CHECK_NOTHROW(pl::backend::opencl::build(context, cg::generate(*ir, cg::dialect_kind::opencl, s)));
+    CHECK_NOTHROW(pl::backend::opencl::build_program(context, cg::generate(*ir, cg::dialect_kind::opencl, s)));
 #endif
 #if PARLOOP_TEST_CUDA
     CHECK_NOTHROW(pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda, s), "sm_90"));

@@ -12,6 +12,8 @@ namespace parloop {
 class error : public std::runtime_error {
  public:
   explicit error(const std::string& what) : std::runtime_error("parloop: " + what) {}
+  // what() without the "parloop: " in front, for a message that quotes this one.
+  std::string message() const { return std::string(what()).substr(9); }
 };
 
 // An argument of par_loop does not fit the loop: a dat on another set, a map from or to the

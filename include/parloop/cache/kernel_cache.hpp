@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// The in-memory cache of a kernel: per argument signature, its IR, how its buffers bind, and
-// what has been compiled from it per device and strategy. A repeated par_loop finds all of
-// it with comparisons alone: no tracing, no source, no hashing, no allocation.
+// The in-memory cache of a kernel: per argument signature, its IR; per signature, backend and
+// strategy, its launcher. A repeated par_loop finds both with comparisons and atomic loads: no
+// lock, no tracing, no source, no hashing, no allocation. Tracing and compiling run outside the
+// cache's lock, once per key; threads wanting another key do not wait for them.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -15,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "parloop/codegen/layout.hpp"
-#include "parloop/core/device_backend.hpp"
-#include "parloop/exec/strategy.hpp"
+#include "parloop/core/strategy.hpp"
+#include "parloop/exec/device_backend.hpp"
+#include "parloop/exec/kernel_source.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
@@ -31,57 +33,82 @@ inline std::atomic<ir_observer>& ir_observer_slot() {
 }
 inline void set_ir_observer(ir_observer observer) { ir_observer_slot().store(observer); }
 
-// Which argument supplies one of the kernel's buffers (codegen::buffers(), partials aside).
-struct binding {
-  codegen::buffer_role role;
-  int position;
+// One signature's kernel built on one backend for one strategy.
+struct compiled_kernel {
+  compiled_kernel(std::uint64_t backend_id, const strategy& s) : backend(backend_id), launch(s) {}
+  const std::uint64_t backend;
+  const strategy launch;
+  // Set once built (then `ready` is true); reset when the backend closes. Guarded by the
+  // cache's mutex, except that a launch on this backend reads it once published.
+  std::unique_ptr<launcher> loaded;
+  bool ready = false;
 };
 
 struct signature_entry {
-  struct compiled_kernel {
-    std::uint64_t backend;
-    strategy launch;
-    std::shared_ptr<const device_kernel> kernel;
-  };
+  signature_entry(std::type_index sig, std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced)
+      : signature(sig), params(p.begin(), p.end()), ir(std::move(traced)) {}
 
-  std::type_index signature;
-  std::vector<ir::param> params;
-  std::shared_ptr<const ir::kernel> ir;
-  std::vector<binding> bindings;
-  std::vector<compiled_kernel> compiled;
+  const std::type_index signature;
+  const std::vector<ir::param> params;
+  const std::shared_ptr<const ir::kernel> ir;
+  // The kernel last launched from this entry on each of a few backends (by id), read without a
+  // lock. A slot's kernel is never freed while the entry lives, so a stale one is only a miss.
+  std::array<std::atomic<compiled_kernel*>, 4> last_hit{};
+  // Guarded by the cache's mutex.
+  std::vector<std::unique_ptr<compiled_kernel>> compiled;
+  // The entry made before this one: readers walk the list from the newest without a lock.
+  signature_entry* older = nullptr;
 };
 
 class kernel_cache {
  public:
+  kernel_cache() : store_(std::make_shared<store>()) {}
+  kernel_cache(const kernel_cache&) = delete;
+  kernel_cache& operator=(const kernel_cache&) = delete;
+
   // The entry for this signature: the type of the argument pack plus the parameters (which
-  // hold what the types do not fix: arities, shared dats and maps). `make` makes the IR on a miss.
+  // hold what the types do not fix: arities, shared dats and maps). `make` makes the IR on a
+  // miss, outside the lock; a thread wanting the same signature meanwhile waits for it.
   template <class Make>
   signature_entry& get(std::type_index signature, std::span<const ir::param> params, Make&& make) {
-    std::lock_guard lock(mutex_);
-    for (const auto& e : entries_) {
-      if (e->signature == signature && std::equal(e->params.begin(), e->params.end(), params.begin(), params.end())) {
-        return *e;
-      }
+    if (signature_entry* e = find(signature, params)) return *e;
+    store& st = *store_;
+    std::unique_lock lock(st.mutex);
+    while (true) {
+      if (signature_entry* e = find(signature, params)) return *e;
+      if (!st.is_tracing(signature, params)) break;
+      st.changed.wait(lock);
     }
-    auto ir = std::make_shared<const ir::kernel>(std::forward<Make>(make)());
+    st.tracing.push_back({signature, std::vector<ir::param>(params.begin(), params.end())});
+    lock.unlock();
+    std::unique_ptr<signature_entry> made;
+    try {
+      made = std::make_unique<signature_entry>(signature, params, std::make_shared<const ir::kernel>(make()));
+    } catch (...) {
+      lock.lock();
+      st.done_tracing(signature, params);
+      throw;
+    }
     traces_.fetch_add(1);
-    auto e = std::make_unique<signature_entry>(
-        signature_entry{signature, std::vector<ir::param>(params.begin(), params.end()), ir, bindings_of(*ir), {}});
-    entries_.push_back(std::move(e));
-    if (const ir_observer observer = ir_observer_slot().load()) observer(*ir);
-    return *entries_.back();
+    signature_entry* e = made.get();
+    lock.lock();
+    e->older = st.newest.load(std::memory_order_relaxed);
+    st.entries.push_back(std::move(made));
+    st.newest.store(e, std::memory_order_release);
+    st.done_tracing(signature, params);
+    lock.unlock();
+    if (const ir_observer observer = ir_observer_slot().load()) observer(*e->ir);
+    return *e;
   }
 
-  // The entry's kernel compiled for a device and strategy, compiled on first use.
-  const device_kernel& compiled(signature_entry& e, device_backend& device, const strategy& s) {
-    std::lock_guard lock(mutex_);
-    for (const auto& c : e.compiled) {
-      if (c.backend == device.id() && c.launch == s) return *c.kernel;
+  // The entry's kernel on this backend for this strategy, built on first use: the strategy
+  // makes the source and the backend builds it.
+  launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s) {
+    std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
+    if (compiled_kernel* c = slot.load(std::memory_order_acquire); c != nullptr && c->backend == device.id() && c->launch == s) {
+      return *c->loaded;
     }
-    auto kernel = device.compile(*e.ir, s);
-    compiles_.fetch_add(1);
-    e.compiled.push_back({device.id(), s, kernel});
-    return *kernel;
+    return find_or_build(e, device, s, slot);
   }
 
   void count_launch() { launches_.fetch_add(1, std::memory_order_relaxed); }
@@ -91,24 +118,88 @@ class kernel_cache {
   std::uint64_t launches() const { return launches_.load(); }
 
  private:
-  static std::vector<binding> bindings_of(const ir::kernel& k) {
-    std::vector<binding> out;
-    for (const codegen::kernel_buffer& b : codegen::buffers(k)) {
-      if (b.role == codegen::buffer_role::partials) continue;
-      for (std::size_t i = 0; i < k.params.size(); ++i) {
-        const ir::param& p = k.params[i];
-        if ((b.role == codegen::buffer_role::data && p.data == b.index && !codegen::is_global_reduction(p)) ||
-            (b.role == codegen::buffer_role::map && p.map == b.index)) {
-          out.push_back({b.role, static_cast<int>(i)});
-          break;
+  struct store final : launcher_owner {
+    struct key {
+      std::type_index signature;
+      std::vector<ir::param> params;
+    };
+
+    bool is_tracing(std::type_index signature, std::span<const ir::param> params) const {
+      return std::any_of(tracing.begin(), tracing.end(), [&](const key& k) { return k.signature == signature && std::ranges::equal(k.params, params); });
+    }
+    void done_tracing(std::type_index signature, std::span<const ir::param> params) {
+      std::erase_if(tracing, [&](const key& k) { return k.signature == signature && std::ranges::equal(k.params, params); });
+      changed.notify_all();
+    }
+
+    // A closed backend's kernels are released; their records stay (a slot may still point at
+    // one) until the kernel goes.
+    void drop(std::uint64_t backend_id) override {
+      std::lock_guard lock(mutex);
+      for (const auto& e : entries) {
+        for (auto& c : e->compiled) {
+          if (c->backend != backend_id) continue;
+          c->loaded.reset();
+          retired.push_back(std::move(c));
         }
+        std::erase(e->compiled, nullptr);
       }
     }
-    return out;
+
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::atomic<signature_entry*> newest{nullptr};
+    std::vector<std::unique_ptr<signature_entry>> entries;
+    std::vector<key> tracing;
+    std::vector<std::unique_ptr<compiled_kernel>> retired;
+  };
+
+  signature_entry* find(std::type_index signature, std::span<const ir::param> params) const {
+    for (signature_entry* e = store_->newest.load(std::memory_order_acquire); e != nullptr; e = e->older) {
+      if (e->signature == signature && std::ranges::equal(e->params, params)) return e;
+    }
+    return nullptr;
   }
 
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<signature_entry>> entries_;
+  launcher& find_or_build(signature_entry& e, device_backend& device, const strategy& s,
+                          std::atomic<compiled_kernel*>& slot) {
+    store& st = *store_;
+    const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) {
+      return c->backend == device.id() && c->launch == s;
+    };
+    std::unique_lock lock(st.mutex);
+    while (true) {
+      const auto it = std::find_if(e.compiled.begin(), e.compiled.end(), matches);
+      if (it == e.compiled.end()) break;
+      if ((*it)->ready) {
+        slot.store(it->get(), std::memory_order_release);
+        return *(*it)->loaded;
+      }
+      st.changed.wait(lock);
+    }
+    e.compiled.push_back(std::make_unique<compiled_kernel>(device.id(), s));
+    compiled_kernel* c = e.compiled.back().get();
+    lock.unlock();
+    std::unique_ptr<launcher> loaded;
+    try {
+      loaded = device.build(exec::make_source(*e.ir, device.dialect(), s));
+      device.adopt(store_);
+    } catch (...) {
+      lock.lock();
+      std::erase_if(e.compiled, [c](const std::unique_ptr<compiled_kernel>& x) { return x.get() == c; });
+      st.changed.notify_all();
+      throw;
+    }
+    compiles_.fetch_add(1);
+    lock.lock();
+    c->loaded = std::move(loaded);
+    c->ready = true;
+    slot.store(c, std::memory_order_release);
+    st.changed.notify_all();
+    return *c->loaded;
+  }
+
+  std::shared_ptr<store> store_;
   std::atomic<std::uint64_t> traces_{0};
   std::atomic<std::uint64_t> compiles_{0};
   std::atomic<std::uint64_t> launches_{0};

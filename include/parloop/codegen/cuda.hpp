@@ -60,6 +60,11 @@ class cuda_dialect final : public dialect {
     return fmt::format("__shared__ {} {}[{}]", type, name, size);
   }
   std::string_view barrier() const override { return "__syncthreads();"; }
+  std::string_view barrier_with_global() const override { return "__syncthreads();"; }
+  std::string_view global_fence() const override { return "__threadfence();"; }
+  std::string_view groups() const override { return "((long long)gridDim.x)"; }
+  std::string atomic_ticket(std::string_view counter) const override { return fmt::format("atomicAdd({}, 1)", counter); }
+  std::string volatile_pointer(ir::scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
   void pragmas(source_writer&, const features&) const override {}

@@ -73,6 +73,16 @@ class dialect {
   // The declaration of an array in the group's shared memory, and a barrier over the group.
   virtual std::string local_array(std::string_view type, std::string_view name, int size) const = 0;
   virtual std::string_view barrier() const = 0;
+  // A barrier over the group that also orders its global memory accesses.
+  virtual std::string_view barrier_with_global() const = 0;
+  // Orders this work-item's global memory writes before its later ones (seen by other groups).
+  virtual std::string_view global_fence() const = 0;
+  // A 64-bit expression: how many groups the launch has.
+  virtual std::string_view groups() const = 0;
+  // An int expression: the value of the int at `counter`, which it increments atomically.
+  virtual std::string atomic_ticket(std::string_view counter) const = 0;
+  // A pointer type through which reads see other groups' writes, not a cached copy.
+  virtual std::string volatile_pointer(ir::scalar_type t) const = 0;
   // The qualifiers of a device helper function.
   virtual std::string_view helper_qualifiers() const = 0;
 

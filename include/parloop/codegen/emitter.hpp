@@ -14,13 +14,14 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/codegen/writer.hpp"
-#include "parloop/exec/strategy.hpp"
+#include "parloop/core/strategy.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::codegen {
@@ -308,6 +309,7 @@ class emitter {
         case buffer_role::partials:
           params += fmt::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
           break;
+        case buffer_role::groups_done: params += fmt::format(",\n    {} pl_groups_done", d_.buffer(b.type, false)); break;
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
@@ -335,51 +337,95 @@ class emitter {
     w.close();
   }
 
-  // Each global reduction: the work-group combines its work-items' partials in local memory
-  // (a tree over the block, whatever its size), and its first work-item stores the group's
-  // partial at arg<N>_partials[group * dim + k]. Every work-item reaches every barrier.
+  // Global reductions. Each work-group combines its work-items' partials in local memory and
+  // its first work-item stores the group's partial at arg<N>_partials[group * dim + k]. The last
+  // group to do so (a ticket from an atomic counter) combines every group's partials, in group
+  // order, with the global's value on the device and resets the counter: the global stays on
+  // the device, and nothing waits for the launch. Every work-item reaches every barrier.
   void reduce_in_groups(source_writer& w) {
-    const int block = exec::block_size(strategy_);
-    bool first = true;
+    std::vector<std::size_t> reductions;
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      if (holding_of(k_.params[i]) == holding::partial) reductions.push_back(i);
+    }
+    if (reductions.empty()) return;
+    const int block = parloop::detail::block_size(strategy_);
+    w.line("const int pl_local = {};", d_.local_id());
+    for (const std::size_t i : reductions) {
       const ir::param& p = k_.params[i];
-      if (holding_of(p) != holding::partial) continue;
-      if (first) {
-        w.line("const int pl_local = {};", d_.local_id());
-        first = false;
-      }
-      const std::string red = fmt::format("pl_group{}", i);
-      // Element k of work-item `item` in the group's array.
-      const auto at = [&](const std::string& item, const std::string& k) {
-        if (p.dim == 1) return fmt::format("{}[{}]", red, item);
-        if (item == "0") return fmt::format("{}[{}]", red, k);
-        return fmt::format("{}[{} * {} + {}]", red, item, p.dim, k);
-      };
-      w.line("{};", d_.local_array(type(p.type), red, block * p.dim));
-      for_components(w, p.dim, [&](const std::string& k) { return fmt::format("{} = arg{}[{}];", at("pl_local", k), i, k); });
-      int half = 1;
-      while (half * 2 < block) half *= 2;
-      w.line("{}", d_.barrier());
-      w.open("for (int pl_half = {}; pl_half > 0; pl_half /= 2)", block > 1 ? half : 0);
-      w.open("if (pl_local < pl_half && pl_local + pl_half < {})", block);
-      for_components(w, p.dim, [&](const std::string& k) {
-        const std::string mine = at("pl_local", k);
-        const std::string other = at("(pl_local + pl_half)", k);
-        if (p.mode == access::inc) return fmt::format("{} += {};", mine, other);
-        return fmt::format("{} = {};", mine,
-                           minmax_call(p.mode == access::min ? ir::op::min : ir::op::max, p.type, mine, other));
-      });
-      w.close();
-      w.line("{}", d_.barrier());
-      w.close();
+      w.line("{};", d_.local_array(type(p.type), group_array(i), block * p.dim));
+      group_tree(w, i, p, block);
       w.open("if (pl_local == 0)");
       for_components(w, p.dim, [&](const std::string& k) {
         const std::string slot = p.dim == 1 ? std::string(d_.group_id())
                                             : fmt::format("({}){} * {} + {}", index_type(), d_.group_id(), p.dim, k);
-        return fmt::format("arg{}_partials[{}] = {};", i, slot, at("0", k));
+        return fmt::format("arg{}_partials[{}] = {};", i, slot, in_group(i, p, "0", k));
       });
       w.close();
     }
+    w.line("{};", d_.local_array("int", "pl_last_group", 1));
+    w.open("if (pl_local == 0)");
+    w.line("{}", d_.global_fence());
+    w.line("pl_last_group[0] = {} == (int)({} - 1);", d_.atomic_ticket("pl_groups_done"), d_.groups());
+    w.close();
+    w.line("{}", d_.barrier_with_global());
+    w.open("if (pl_last_group[0])");
+    w.line("const {} pl_groups = {};", index_type(), d_.groups());
+    for (const std::size_t i : reductions) {
+      const ir::param& p = k_.params[i];
+      const std::string start = identity(p.mode, p.type);
+      for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
+      w.open("for ({} pl_g = pl_local; pl_g < pl_groups; pl_g += {})", index_type(), block);
+      const std::string partials = fmt::format("(({})arg{}_partials)", d_.volatile_pointer(p.type), i);
+      for_components(w, p.dim, [&](const std::string& k) {
+        const std::string at = p.dim == 1 ? "pl_g" : fmt::format("pl_g * {} + {}", p.dim, k);
+        return combine(p, fmt::format("arg{}[{}]", i, k), fmt::format("{}[{}]", partials, at));
+      });
+      w.close();
+      group_tree(w, i, p, block);
+      w.open("if (pl_local == 0)");
+      for_components(w, p.dim, [&](const std::string& k) {
+        return combine(p, fmt::format("data{}[{}]", p.data, k), in_group(i, p, "0", k));
+      });
+      w.close();
+    }
+    w.line("if (pl_local == 0) *pl_groups_done = 0;");
+    w.close();
+  }
+
+  // `target = target op value` for a reduction's mode.
+  std::string combine(const ir::param& p, const std::string& target, const std::string& value) {
+    if (p.mode == access::inc) return fmt::format("{} += {};", target, value);
+    return fmt::format("{} = {};", target,
+                       minmax_call(p.mode == access::min ? ir::op::min : ir::op::max, p.type, target, value));
+  }
+
+  static std::string group_array(std::size_t i) { return fmt::format("pl_group{}", i); }
+
+  // Component k of work-item `item`'s value in the group's local array of reduction i.
+  static std::string in_group(std::size_t i, const ir::param& p, const std::string& item, const std::string& k) {
+    if (p.dim == 1) return fmt::format("{}[{}]", group_array(i), item);
+    if (item == "0") return fmt::format("{}[{}]", group_array(i), k);
+    return fmt::format("{}[{} * {} + {}]", group_array(i), item, p.dim, k);
+  }
+
+  // Puts each work-item's arg<i> into the group's local array and combines them as a tree
+  // (pl_half from the largest power of two below the block: any block size); the group's
+  // result is then at work-item 0's place.
+  void group_tree(source_writer& w, std::size_t i, const ir::param& p, int block) {
+    for_components(w, p.dim, [&](const std::string& k) {
+      return fmt::format("{} = arg{}[{}];", in_group(i, p, "pl_local", k), i, k);
+    });
+    int half = 1;
+    while (half * 2 < block) half *= 2;
+    w.line("{}", d_.barrier());
+    w.open("for (int pl_half = {}; pl_half > 0; pl_half /= 2)", block > 1 ? half : 0);
+    w.open("if (pl_local < pl_half && pl_local + pl_half < {})", block);
+    for_components(w, p.dim, [&](const std::string& k) {
+      return combine(p, in_group(i, p, "pl_local", k), in_group(i, p, "(pl_local + pl_half)", k));
+    });
+    w.close();
+    w.line("{}", d_.barrier());
+    w.close();
   }
 
   // Opens the block that runs once per element pl_e of this work-item, as the strategy

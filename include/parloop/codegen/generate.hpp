@@ -18,7 +18,7 @@
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/opencl.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/strategy.hpp"
+#include "parloop/core/strategy.hpp"
 #include "parloop/ir/hash.hpp"
 #include "parloop/ir/kernel.hpp"
 

@@ -55,6 +55,15 @@ class opencl_dialect final : public dialect {
     return fmt::format("__local {} {}[{}]", type, name, size);
   }
   std::string_view barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
+  std::string_view barrier_with_global() const override {
+    return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  }
+  std::string_view global_fence() const override { return "mem_fence(CLK_GLOBAL_MEM_FENCE);"; }
+  std::string_view groups() const override { return "(long)get_num_groups(0)"; }
+  std::string atomic_ticket(std::string_view counter) const override { return fmt::format("atomic_inc({})", counter); }
+  std::string volatile_pointer(ir::scalar_type t) const override {
+    return fmt::format("volatile __global const {}*", type(t));
+  }
   std::string_view helper_qualifiers() const override { return "static inline"; }
 
   void pragmas(source_writer& w, const features& f) const override {

@@ -32,7 +32,8 @@ struct array_state {
   array_state(const array_state&) = delete;
   array_state& operator=(const array_state&) = delete;
 
-  device_backend* device() const { return runtime.state()->device.get(); }
+  // Null on the host backend.
+  device_memory* device() const { return runtime.state()->memory; }
 
   Runtime runtime;
   std::optional<Set> set;  // empty for a Global

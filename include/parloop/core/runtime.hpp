@@ -10,55 +10,74 @@
 
 #include <fmt/format.h>
 
-#include "parloop/core/device_backend.hpp"
+#include "parloop/core/backend_kind.hpp"
+#include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop {
-
-enum class backend_kind { host, opencl, cuda };
-
-constexpr std::string_view backend_name(backend_kind b) {
-  switch (b) {
-    case backend_kind::host: return "host";
-    case backend_kind::opencl: return "opencl";
-    case backend_kind::cuda: return "cuda";
-  }
-  return "?";
-}
 
 // Whether a backend can be used in this program on this machine, and if not, why.
 struct backend_status {
   backend_kind kind;
   bool available;
   std::string reason;
+  // The environment names a device of this backend (PARLOOP_OPENCL_DEVICE): when it names
+  // none, choosing the best backend fails rather than quietly taking another.
+  bool device_requested = false;
 };
 
 namespace detail {
 
+// What a device loop needs of a backend (exec/device_backend.hpp). The runtime holds it
+// without knowing its interface, so that core depends on nothing above it.
+class device_backend;
+
 struct runtime_state {
-  backend_kind kind;
+  backend_kind kind = backend_kind::host;
   // Null on the host backend.
-  std::shared_ptr<device_backend> device;
-  transfer_stats transfers;
+  std::shared_ptr<device_backend> backend;
+  // The backend's memory, where dats and globals keep their device copies; null on the host.
+  device_memory* memory = nullptr;
+  std::string device_name = "host";
   // The strategy of a par_loop that names none; the device's preference unless set.
   strategy default_strategy = split_n_across_workgroups{};
+  transfer_stats transfers;
 };
 
-// A device backend compiled into the program: including its header registers it.
-struct backend_factory {
-  backend_status (*status)() = nullptr;
-  std::shared_ptr<device_backend> (*make)() = nullptr;
+// A device backend built into the program.
+struct backend_entry {
+  // Whether a device can be opened now; the backend discovers its devices once per process.
+  backend_status (*status)();
+  // Opens the device the environment selects into `state`; returns why it cannot, else "".
+  std::string (*open)(runtime_state& state);
 };
 
-inline backend_factory& factory(backend_kind kind) {
-  static backend_factory factories[3];
-  return factories[static_cast<int>(kind)];
+// Defined by backend/<name>/backend.hpp, as inline functions every including translation unit
+// emits. Declared weak here: a program without the backend links (the address is null), and
+// one with it finds it from any translation unit at any time -- static initialisation
+// included -- since nothing has to run first to register it.
+[[gnu::weak]] const backend_entry* opencl_backend_entry();
+[[gnu::weak]] const backend_entry* cuda_backend_entry();
+
+inline const backend_entry* backend_entry_of(backend_kind kind) {
+  switch (kind) {
+    case backend_kind::opencl: return &opencl_backend_entry != nullptr ? opencl_backend_entry() : nullptr;
+    case backend_kind::cuda: return &cuda_backend_entry != nullptr ? cuda_backend_entry() : nullptr;
+    case backend_kind::host: break;
+  }
+  return nullptr;
 }
 
-inline bool register_backend(backend_kind kind, backend_factory f) {
-  factory(kind) = f;
-  return true;
+inline std::string not_built(backend_kind kind) {
+  return fmt::format("the {} backend is not built into this program (link parloop::{})", backend_name(kind),
+                     backend_name(kind));
+}
+
+inline backend_status status_of(backend_kind kind) {
+  if (kind == backend_kind::host) return {kind, true, ""};
+  const backend_entry* entry = backend_entry_of(kind);
+  return entry != nullptr ? entry->status() : backend_status{kind, false, not_built(kind)};
 }
 
 }  // namespace detail
@@ -66,20 +85,15 @@ inline bool register_backend(backend_kind kind, backend_factory f) {
 // Every backend parloop knows, best first, with whether it is usable here.
 inline std::vector<backend_status> backends() {
   std::vector<backend_status> out;
-  for (const backend_kind kind : {backend_kind::cuda, backend_kind::opencl}) {
-    const detail::backend_factory& f = detail::factory(kind);
-    if (f.status != nullptr) {
-      out.push_back(f.status());
-    } else {
-      out.push_back({kind, false,
-                     fmt::format("the {} backend is not built into this program (link parloop::{})", backend_name(kind),
-                                 backend_name(kind))});
-    }
+  for (const backend_kind kind : {backend_kind::cuda, backend_kind::opencl, backend_kind::host}) {
+    out.push_back(detail::status_of(kind));
   }
-  out.push_back({backend_kind::host, true, ""});
   return out;
 }
 
+// A runtime and everything made on it (sets, maps, dats, globals) belong to one thread at a
+// time; threads run loops at once on runtimes of their own. Kernels may be shared by every
+// thread and runtime. Opening runtimes is safe from any thread.
 class Runtime {
  public:
   // PARLOOP_BACKEND=host|opencl|cuda chooses; unset or empty, the best available backend.
@@ -94,19 +108,16 @@ class Runtime {
                               "' names no backend; use host, opencl or cuda");
   }
 
+  // Opening the host backend touches no device API.
   static Runtime open(backend_kind kind) {
-    for (const backend_status& s : backends()) {
-      if (s.kind != kind) continue;
-      if (!s.available) {
-        throw backend_unavailable("backend '" + std::string(backend_name(kind)) +
-                                  "' is not available: " + s.reason);
-      }
-    }
     auto state = std::make_shared<detail::runtime_state>();
     state->kind = kind;
     if (kind != backend_kind::host) {
-      state->device = detail::factory(kind).make();
-      state->default_strategy = state->device->default_strategy();
+      const detail::backend_entry* entry = detail::backend_entry_of(kind);
+      const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
+      if (!reason.empty()) {
+        throw backend_unavailable("backend '" + std::string(backend_name(kind)) + "' is not available: " + reason);
+      }
     }
     return Runtime(std::move(state));
   }
@@ -116,12 +127,12 @@ class Runtime {
   // Host <-> device copies made so far by objects of this runtime.
   const transfer_stats& transfers() const { return state_->transfers; }
   // The device, in words; "host" on the host backend.
-  std::string device_name() const { return state_->device ? state_->device->describe() : std::string("host"); }
+  const std::string& device_name() const { return state_->device_name; }
 
   // The launch strategy of loops that name none.
   const strategy& default_strategy() const { return state_->default_strategy; }
   void set_default_strategy(const strategy& s) {
-    exec::check(s);
+    detail::check_strategy(s);
     state_->default_strategy = s;
   }
 
@@ -132,9 +143,14 @@ class Runtime {
   const std::shared_ptr<detail::runtime_state>& state() const { return state_; }
 
  private:
+  // The first available backend, best first. A device the environment asks for and that is not
+  // there is an error, not a reason to run somewhere else.
   static Runtime open_best() {
     for (const backend_status& s : backends()) {
       if (s.available) return open(s.kind);
+      if (s.device_requested) {
+        throw backend_unavailable("backend '" + std::string(backend_name(s.kind)) + "' is not available: " + s.reason);
+      }
     }
     throw backend_unavailable("no backend is available");
   }

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
-// A par_loop on a device backend: find the compiled kernel, make the arguments' device
-// copies current, bind the buffers, launch, and record what the loop wrote. After the first
-// call of a signature this does no tracing, no code generation, no hashing, no allocation.
+// A par_loop on a device backend: find the launcher, evaluate the grid, make the arguments'
+// device copies current, bind the buffers (reduction scratch included), enqueue, and record
+// what the loop wrote. After the first call of a signature this does no tracing, no code
+// generation, no hashing, no locking, no allocation -- and never waits for the device.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "parloop/cache/kernel_cache.hpp"
 #include "parloop/core/arg.hpp"
-#include "parloop/core/device_backend.hpp"
+#include "parloop/core/strategy.hpp"
+#include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/range.hpp"
-#include "parloop/exec/strategy.hpp"
 #include "parloop/ir/types.hpp"
 
 namespace parloop::detail {
@@ -22,56 +24,55 @@ struct arg_view {
   mirrored_array* data;
   mirrored_array* map;  // null unless through a map
   access mode;
-  bool reduction;  // a global reduced into (INC, MIN, MAX)
-  ir::scalar_type type;
+  std::size_t scalar_bytes;
   int dim;
-  void* host;
 };
 
 template <class T, int Dim, access Mode, arg_kind Kind>
 arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
-  return {&a.data->array,
-          a.map != nullptr ? &a.map->array : nullptr,
-          Mode,
-          Kind == arg_kind::global && Mode != access::read,
-          ir::scalar_of<T>(),
-          Dim,
-          a.data->host.data()};
+  return {&a.data->array, a.map != nullptr ? &a.map->array : nullptr, Mode, sizeof(T), Dim};
 }
 
 template <class K, class... Args>
 void launch_on_device(device_backend& device, const K& k, const strategy& s, range r, const Args&... args) {
   constexpr std::size_t n = sizeof...(Args);
   signature_entry& entry = k.entry(args...);
-  const device_kernel& compiled = k.cache().compiled(entry, device, s);
+  launcher& l = k.cache().launcher_for(entry, device, s);
+  // An empty range runs nothing, and moves nothing: every global keeps its value.
+  const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
+  if (groups == 0) return;
 
   const std::array<arg_view, n> views{view_of(args)...};
   for (const arg_view& v : views) {
-    // A reduction combines with the global's host value; everything else is read on the device.
-    if (v.reduction) v.data->ensure_host(&device);
-    else v.data->ensure_device(device);
+    v.data->ensure_device(device);
     if (v.map != nullptr) v.map->ensure_device(device);
   }
-  std::array<const device_buffer*, 2 * n> buffers{};
-  std::size_t n_buffers = 0;
-  for (const binding& b : entry.bindings) {
-    const arg_view& v = views[static_cast<std::size_t>(b.position)];
-    buffers[n_buffers++] = b.role == codegen::buffer_role::data ? v.data->buffer() : v.map->buffer();
-  }
-  std::array<reduction_target, n> reductions{};
-  std::size_t n_reductions = 0;
-  for (const arg_view& v : views) {
-    if (v.reduction) reductions[n_reductions++] = {v.mode, v.type, v.dim, v.host};
+  // The layout holds data, maps, then reduction scratch: at most 2n + 1 buffers.
+  std::array<const device_buffer*, 2 * n + 1> buffers{};
+  std::size_t n_buffers = 0, n_partials = 0;
+  for (const codegen::kernel_buffer& b : l.layout()) {
+    const device_buffer* bound = nullptr;
+    switch (b.role) {
+      case codegen::buffer_role::data: bound = views[static_cast<std::size_t>(b.position)].data->buffer(); break;
+      case codegen::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->buffer(); break;
+      case codegen::buffer_role::partials: {
+        const arg_view& v = views[static_cast<std::size_t>(b.position)];
+        const std::size_t bytes = static_cast<std::size_t>(groups) * static_cast<std::size_t>(v.dim) * v.scalar_bytes;
+        bound = &device.scratch().partials(device, n_partials++, bytes);
+        break;
+      }
+      case codegen::buffer_role::groups_done: bound = &device.scratch().groups_done(device); break;
+    }
+    buffers[n_buffers++] = bound;
   }
 
-  device.launch(compiled, r.start, r.end, std::span(buffers.data(), n_buffers),
-                std::span(reductions.data(), n_reductions));
+  // Before the enqueue: once a kernel may have run, its device copies are the current ones.
+  // Reductions too: they finish on the device, and the global is read back only when asked.
+  for (const arg_view& v : views) {
+    if (is_modified(v.mode)) v.data->device_written();
+  }
+  l.enqueue(r.start, r.end, groups, std::span(buffers.data(), n_buffers));
   k.cache().count_launch();
-
-  for (const arg_view& v : views) {
-    if (v.reduction) v.data->host_written(nullptr);
-    else if (is_modified(v.mode)) v.data->device_written();
-  }
 }
 
 }  // namespace parloop::detail

@@ -15,7 +15,7 @@
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/device_launch.hpp"
 #include "parloop/exec/range.hpp"
-#include "parloop/exec/strategy.hpp"
+#include "parloop/core/strategy.hpp"
 
 namespace parloop {
 
@@ -81,8 +81,8 @@ void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args
     run_on_host(k, r, args...);
     return;
   }
-  exec::check(s);
-  launch_on_device(*rt.state()->device, k, s, r, args...);
+  check_strategy(s);
+  launch_on_device(*rt.state()->backend, k, s, r, args...);
 }
 
 template <class K, class S, class... Rest>

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -160,10 +161,15 @@ class builder {
       throw trace_error(fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier that is not a "
                                     "keyword and does not start with pl_ or __", k_.name, base));
     }
+    // The next suffix to try is kept per base name, so that naming n locals alike costs O(n),
+    // not a scan of every local for every candidate.
     std::string name = base;
-    for (int n = 1; std::any_of(k_.locals.begin(), k_.locals.end(), [&](const local& l) { return l.name == name; }); ++n) {
-      name = base + "_" + std::to_string(n);
+    if (names_.count(name) != 0) {
+      int& n = next_suffix_[base];
+      do name = base + "_" + std::to_string(++n);
+      while (names_.count(name) != 0);
     }
+    names_.insert(name);
     k_.locals.push_back({std::move(name), t});
     return static_cast<id>(k_.locals.size() - 1);
   }
@@ -215,6 +221,8 @@ class builder {
   kernel k_;
   std::vector<id> open_;
   std::unordered_map<expr, id, detail::expr_hash> interned_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, int> next_suffix_;
   std::vector<written_element> written_;
 };
 

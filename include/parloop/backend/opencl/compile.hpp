@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Compiling generated OpenCL C with clBuildProgram into a program binary.
+// Compiling OpenCL C with clBuildProgram, a program's binary, and a program from a binary.
 #pragma once
 
 #include <string>
@@ -12,12 +12,6 @@
 
 namespace parloop::backend::opencl {
 
-// What a build produces: the binary (CL_PROGRAM_BINARIES) and the entry point in it.
-struct compiled {
-  std::vector<unsigned char> binary;
-  std::string entry;
-};
-
 inline std::string build_log(cl_program program, cl_device_id device) {
   std::size_t size = 0;
   clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
@@ -29,7 +23,8 @@ inline std::string build_log(cl_program program, cl_device_id device) {
 
 // Builds the source for the context's device; a refused source throws compile_error with
 // the build log and the numbered source.
-inline compiled build(const context& ctx, const codegen::generated_source& source, const std::string& options = "") {
+inline program_handle build_program(const context& ctx, const codegen::generated_source& source,
+                                    const std::string& options = "") {
   cl_int status = CL_SUCCESS;
   const char* text = source.text.c_str();
   const std::size_t length = source.text.size();
@@ -42,37 +37,33 @@ inline compiled build(const context& ctx, const codegen::generated_source& sourc
     throw compile_error(codegen::compile_failure(source, "clBuildProgram on " + ctx.device().name, log), log,
                         source.path);
   }
+  return program;
+}
+
+// The program's binary for its one device (CL_PROGRAM_BINARIES).
+inline std::vector<unsigned char> program_binary(const program_handle& program) {
   std::size_t size = 0;
   check(clGetProgramInfo(program.get(), CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
         "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)");
-  compiled out{std::vector<unsigned char>(size), source.entry};
-  unsigned char* data = out.binary.data();
+  std::vector<unsigned char> binary(size);
+  unsigned char* data = binary.data();
   check(clGetProgramInfo(program.get(), CL_PROGRAM_BINARIES, sizeof data, &data, nullptr),
         "clGetProgramInfo(CL_PROGRAM_BINARIES)");
-  return out;
+  return binary;
 }
 
-// A program and its entry point, ready to launch, from a binary build() made (or the disk
-// cache kept) for this context's device.
-struct loaded {
-  program_handle program;
-  kernel_handle kernel;
-};
-
-inline loaded load(const context& ctx, const compiled& c) {
+// A program from a binary that program_binary gave for a device of the same signature.
+inline program_handle program_from_binary(const context& ctx, const std::vector<unsigned char>& binary) {
   cl_int status = CL_SUCCESS;
   cl_int binary_status = CL_SUCCESS;
   cl_device_id device = ctx.device().id;
-  const unsigned char* data = c.binary.data();
-  const std::size_t size = c.binary.size();
-  loaded out;
-  out.program = program_handle(clCreateProgramWithBinary(ctx.get(), 1, &device, &size, &data, &binary_status, &status));
+  const unsigned char* data = binary.data();
+  const std::size_t size = binary.size();
+  program_handle program(clCreateProgramWithBinary(ctx.get(), 1, &device, &size, &data, &binary_status, &status));
   check(status, "clCreateProgramWithBinary");
   check(binary_status, "clCreateProgramWithBinary (binary status)");
-  check(clBuildProgram(out.program.get(), 1, &device, "", nullptr, nullptr), "clBuildProgram (from binary)");
-  out.kernel = kernel_handle(clCreateKernel(out.program.get(), c.entry.c_str(), &status));
-  check(status, "clCreateKernel");
-  return out;
+  check(clBuildProgram(program.get(), 1, &device, "", nullptr, nullptr), "clBuildProgram (from binary)");
+  return program;
 }
 
 }  // namespace parloop::backend::opencl

@@ -22,9 +22,12 @@ struct device {
   int platform_index;
   int device_index;
   std::string platform_name;
+  std::string platform_version;  // CL_PLATFORM_VERSION
   std::string name;
-  std::string version;     // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 PoCL ..."
-  std::string extensions;  // CL_DEVICE_EXTENSIONS, space-separated
+  std::string version;         // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 PoCL ..."
+  std::string driver_version;  // CL_DRIVER_VERSION
+  std::string c_version;       // CL_DEVICE_OPENCL_C_VERSION: the compiler's language
+  std::string extensions;      // CL_DEVICE_EXTENSIONS, space-separated
   bool is_gpu;
   int compute_units;
   std::size_t max_work_group_size;
@@ -64,9 +67,9 @@ inline std::string lower(std::string s) {
 }
 }  // namespace detail
 
-// Every device of every platform, in platform order. A machine without an OpenCL platform
-// (no ICD installed) gives an empty list, not an error.
-inline std::vector<device> devices() {
+// Every device of every platform, in platform order, asked of the OpenCL implementation now.
+// A machine without an OpenCL platform (no ICD installed) gives an empty list, not an error.
+inline std::vector<device> list_devices() {
   cl_uint n_platforms = 0;
   if (clGetPlatformIDs(0, nullptr, &n_platforms) != CL_SUCCESS || n_platforms == 0) return {};
   std::vector<cl_platform_id> platforms(n_platforms);
@@ -78,11 +81,14 @@ inline std::vector<device> devices() {
     std::vector<cl_device_id> ids(n);
     clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
     const std::string platform_name = detail::info_string(clGetPlatformInfo, platforms[p], CL_PLATFORM_NAME);
+    const std::string platform_version = detail::info_string(clGetPlatformInfo, platforms[p], CL_PLATFORM_VERSION);
     for (cl_uint d = 0; d < n; ++d) {
       const cl_device_id id = ids[d];
-      out.push_back({platforms[p], id, static_cast<int>(p), static_cast<int>(d), platform_name,
+      out.push_back({platforms[p], id, static_cast<int>(p), static_cast<int>(d), platform_name, platform_version,
                      detail::info_string(clGetDeviceInfo, id, CL_DEVICE_NAME),
                      detail::info_string(clGetDeviceInfo, id, CL_DEVICE_VERSION),
+                     detail::info_string(clGetDeviceInfo, id, CL_DRIVER_VERSION),
+                     detail::info_string(clGetDeviceInfo, id, CL_DEVICE_OPENCL_C_VERSION),
                      detail::info_string(clGetDeviceInfo, id, CL_DEVICE_EXTENSIONS),
                      (detail::device_info<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0,
                      static_cast<int>(detail::device_info<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS)),
@@ -91,6 +97,13 @@ inline std::vector<device> devices() {
     }
   }
   return out;
+}
+
+// The devices, listed once per process (thread-safe): some implementations (PoCL) crash when
+// threads list devices at once, and a device list does not change while a program runs.
+inline const std::vector<device>& devices() {
+  static const std::vector<device> all = list_devices();
+  return all;
 }
 
 // The device a selector names: "platform:device" indices, or a case-insensitive substring of
@@ -153,7 +166,7 @@ class context {
   static context selected() { return context(select_device(devices(), device_selector())); }
   // The first device there is: enough for compiling.
   static context first() {
-    const std::vector<opencl::device> all = devices();
+    const std::vector<opencl::device>& all = devices();
     if (all.empty()) throw backend_unavailable("OpenCL: no platform with a device is installed");
     return context(all.front());
   }

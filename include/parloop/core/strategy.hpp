@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Launch strategies: how the iteration range [start, end) maps onto work-items, and the
-// grid-size functor that goes with each.
+// Launch strategies: how a loop's iteration range maps onto work-items. A strategy is chosen
+// like an access mode (per loop, or as a runtime's default); exec/kernel_source.hpp turns it
+// into generated code and the grid-size functor that goes with it.
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include <fmt/format.h>
 
 #include "parloop/error.hpp"
-#include "parloop/exec/grid.hpp"
 
 namespace parloop {
 
@@ -36,13 +37,8 @@ struct chunked {
 
 using strategy = std::variant<split_n_across_workgroups, grid_stride, chunked>;
 
-namespace exec {
-
-inline int block_size(const strategy& s) {
-  return std::visit([](const auto& v) { return v.block; }, s);
-}
-
-inline std::string describe(const strategy& s) {
+// As written in code: "chunked{16, 64}".
+inline std::string to_string(const strategy& s) {
   return std::visit(
       [](const auto& v) -> std::string {
         using S = std::decay_t<decltype(v)>;
@@ -53,8 +49,14 @@ inline std::string describe(const strategy& s) {
       s);
 }
 
+namespace detail {
+
+inline int block_size(const strategy& s) {
+  return std::visit([](const auto& v) { return v.block; }, s);
+}
+
 // Refuses parameters no launch can have.
-inline void check(const strategy& s) {
+inline void check_strategy(const strategy& s) {
   const bool ok = std::visit(
       [](const auto& v) {
         using S = std::decay_t<decltype(v)>;
@@ -66,28 +68,9 @@ inline void check(const strategy& s) {
       s);
   if (!ok) {
     throw argument_error(fmt::format("strategy {}: the block must be 1 to 1024 work-items, waves and per_item at least 1",
-                                     describe(s)));
+                                     to_string(s)));
   }
 }
 
-// The functor giving the number of work-groups the strategy's kernel needs for a range.
-inline grid_size_functor grid_size(const strategy& s) {
-  check(s);
-  return std::visit(
-      [](const auto& v) {
-        using S = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
-          return grid_size_functor(ceil_div(end() - start(), constant(v.block)));
-        } else if constexpr (std::is_same_v<S, grid_stride>) {
-          return grid_size_functor(
-              min(ceil_div(end() - start(), constant(v.block)), compute_units() * constant(v.waves)));
-        } else {
-          return grid_size_functor(
-              ceil_div(ceil_div(end() - start(), constant(v.per_item)), constant(v.block)));
-        }
-      },
-      s);
-}
-
-}  // namespace exec
+}  // namespace detail
 }  // namespace parloop

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// kernel_record: what a backend's build produces and its load takes -- the binary, its entry
+// point, the grid-size functor that launches it, its block size and its buffer layout. One
+// plain type for every backend, with its cereal record: the disk cache stores exactly this.
+// Loading validates every field, so a damaged record is refused, never evaluated or launched.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cereal/cereal.hpp>
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+#include <fmt/format.h>
+
+#include "parloop/codegen/layout.hpp"
+#include "parloop/core/backend_kind.hpp"
+#include "parloop/exec/grid.hpp"
+
+namespace parloop::cache {
+
+enum class binary_format : std::uint8_t {
+  opencl_program,  // CL_PROGRAM_BINARIES of one device
+  cubin,           // machine code for one GPU architecture
+  ptx,             // assembly the CUDA driver compiles when loading it
+};
+
+struct kernel_record {
+  backend_kind backend = backend_kind::host;
+  binary_format format = binary_format::opencl_program;
+  std::string entry;
+  std::vector<unsigned char> binary;
+  exec::grid_size_functor grid;
+  int block = 0;
+  std::vector<codegen::kernel_buffer> layout;
+
+  friend bool operator==(const kernel_record&, const kernel_record&) = default;
+};
+
+}  // namespace parloop::cache
+
+namespace parloop::exec {
+
+template <class Archive>
+void save(Archive& archive, const grid_node& n) {
+  archive(static_cast<std::uint8_t>(n.op), n.value);
+}
+template <class Archive>
+void load(Archive& archive, grid_node& n) {
+  std::uint8_t op = 0;
+  archive(op, n.value);
+  n.op = static_cast<grid_op>(op);
+}
+
+template <class Archive>
+void save(Archive& archive, const grid_size_functor& f) {
+  archive(f.program());
+}
+// The functor's constructor checks the program: a damaged one throws here.
+template <class Archive>
+void load(Archive& archive, grid_size_functor& f) {
+  std::vector<grid_node> program;
+  archive(program);
+  f = grid_size_functor(std::move(program));
+}
+
+}  // namespace parloop::exec
+
+namespace parloop::codegen {
+
+template <class Archive>
+void save(Archive& archive, const kernel_buffer& b) {
+  archive(static_cast<std::uint8_t>(b.role), b.index, b.position, static_cast<std::uint8_t>(b.type), b.dim, b.is_const);
+}
+template <class Archive>
+void load(Archive& archive, kernel_buffer& b) {
+  std::uint8_t role = 0, type = 0;
+  archive(role, b.index, b.position, type, b.dim, b.is_const);
+  if (role > static_cast<std::uint8_t>(buffer_role::groups_done) || type > static_cast<std::uint8_t>(ir::scalar_type::float64) ||
+      b.index < 0 || b.dim < 1 || b.position < (role == static_cast<std::uint8_t>(buffer_role::groups_done) ? -1 : 0)) {
+    throw cereal::Exception("kernel record: a damaged buffer layout");
+  }
+  b.role = static_cast<buffer_role>(role);
+  b.type = static_cast<ir::scalar_type>(type);
+}
+
+}  // namespace parloop::codegen
+
+namespace parloop::cache {
+
+template <class Archive>
+void save(Archive& archive, const kernel_record& r) {
+  archive(static_cast<int>(r.backend), static_cast<std::uint8_t>(r.format), r.entry, r.binary, r.grid, r.block, r.layout);
+}
+template <class Archive>
+void load(Archive& archive, kernel_record& r) {
+  int backend = 0;
+  std::uint8_t format = 0;
+  archive(backend, format, r.entry, r.binary, r.grid, r.block, r.layout);
+  if (backend <= static_cast<int>(backend_kind::host) || backend > static_cast<int>(backend_kind::cuda) ||
+      format > static_cast<std::uint8_t>(binary_format::ptx) || r.entry.empty() || r.binary.empty() || r.block < 1 ||
+      r.block > 1024) {
+    throw cereal::Exception(fmt::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})", r.entry,
+                                        backend, format, r.binary.size(), r.block));
+  }
+  r.backend = static_cast<backend_kind>(backend);
+  r.format = static_cast<binary_format>(format);
+}
+
+}  // namespace parloop::cache

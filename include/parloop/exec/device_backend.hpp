@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// The seam between exec/ and a device backend. Compiling runs in steps a cache can sit
+// between: a strategy makes the source and its grid-size functor (exec/kernel_source.hpp); a
+// backend builds the source into a launcher; a launcher gives its kernel_record; a backend
+// loads a record into a launcher. Launching is exec's (grid, empty ranges, binding, reductions:
+// device_launch.hpp) up to the one call a backend makes: the launcher's enqueue. A backend
+// keeps only its API calls.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parloop/cache/device_signature.hpp"
+#include "parloop/cache/kernel_record.hpp"
+#include "parloop/codegen/dialect.hpp"
+#include "parloop/codegen/layout.hpp"
+#include "parloop/config.hpp"
+#include "parloop/core/strategy.hpp"
+#include "parloop/core/validity.hpp"
+#include "parloop/exec/grid.hpp"
+#include "parloop/exec/kernel_source.hpp"
+#include "parloop/exec/reduction_scratch.hpp"
+
+namespace parloop::detail {
+
+// A kernel loaded on one device, ready to run: what a backend's build or load returns.
+class launcher {
+ public:
+  launcher(exec::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
+      : grid_(std::move(grid)), block_(block), layout_(std::move(layout)) {}
+  virtual ~launcher() = default;
+  launcher(const launcher&) = delete;
+  launcher& operator=(const launcher&) = delete;
+
+  const exec::grid_size_functor& grid() const { return grid_; }
+  int block() const { return block_; }
+  // The kernel's buffers after start and end, in the order enqueue takes them.
+  std::span<const codegen::kernel_buffer> layout() const { return layout_; }
+
+  // Enqueues elements [start, end) on `groups` groups of block() work-items, with `buffers`
+  // in layout() order. Never waits for the device.
+  virtual void enqueue(index_t start, index_t end, std::int64_t groups,
+                       std::span<const device_buffer* const> buffers) = 0;
+
+  // The kernel as a record that the backend's load turns back into a launcher (for the disk
+  // cache). Asked for, not made with every build: on some devices (PoCL) the binary costs a
+  // compile of its own.
+  virtual cache::kernel_record record() const = 0;
+
+ private:
+  exec::grid_size_functor grid_;
+  int block_;
+  std::vector<codegen::kernel_buffer> layout_;
+};
+
+// Whoever keeps a backend's launchers (a kernel's cache) and must let go of them when the
+// backend closes: a closed runtime's compiled kernels hold its device context.
+class launcher_owner {
+ public:
+  virtual ~launcher_owner() = default;
+  virtual void drop(std::uint64_t backend_id) = 0;
+};
+
+class device_backend : public device_memory {
+ public:
+  device_backend() : id_(next_id().fetch_add(1)) {}
+  // Every owner drops this backend's launchers before its memory and device go.
+  ~device_backend() override {
+    std::vector<std::weak_ptr<launcher_owner>> owners;
+    {
+      std::lock_guard lock(owners_mutex_);
+      owners.swap(owners_);
+    }
+    for (const auto& o : owners) {
+      if (const auto owner = o.lock()) owner->drop(id_);
+    }
+  }
+  device_backend(const device_backend&) = delete;
+  device_backend& operator=(const device_backend&) = delete;
+
+  // Identifies this backend object for as long as the program runs (never reused, unlike an
+  // address): launchers are kept per backend.
+  std::uint64_t id() const { return id_; }
+
+  virtual std::string describe() const = 0;
+  virtual strategy default_strategy() const = 0;
+  virtual codegen::dialect_kind dialect() const = 0;
+  // Everything a binary built here depends on besides its source.
+  virtual const cache::device_signature& signature() const = 0;
+  virtual exec::device_facts facts() const = 0;
+
+  // Checks that the device can run the source (features, block size), then compiles it.
+  virtual std::unique_ptr<launcher> build(const exec::kernel_source& source) = 0;
+  // A launcher from a record built for a device with this signature.
+  virtual std::unique_ptr<launcher> load(const cache::kernel_record& record) = 0;
+
+  // Partials and counters of global reductions, kept between launches.
+  exec::reduction_scratch& scratch() { return scratch_; }
+
+  // Registers an owner of this backend's launchers, to be told when the backend closes.
+  void adopt(const std::shared_ptr<launcher_owner>& owner) {
+    std::lock_guard lock(owners_mutex_);
+    std::erase_if(owners_, [](const std::weak_ptr<launcher_owner>& o) { return o.expired(); });
+    const bool known = std::any_of(owners_.begin(), owners_.end(),
+                                   [&](const std::weak_ptr<launcher_owner>& o) { return o.lock() == owner; });
+    if (!known) owners_.push_back(owner);
+  }
+
+ private:
+  static std::atomic<std::uint64_t>& next_id() {
+    static std::atomic<std::uint64_t> next{1};
+    return next;
+  }
+
+  std::uint64_t id_;
+  exec::reduction_scratch scratch_;
+  std::mutex owners_mutex_;
+  std::vector<std::weak_ptr<launcher_owner>> owners_;
+};
+
+}  // namespace parloop::detail
