@@ -10,42 +10,12 @@
 
 #include <parloop/parloop.hpp>
 
+#include "fake_backend.hpp"
 #include "scoped_env.hpp"
 
 namespace pl = parloop;
 using Catch::Matchers::Contains;
 using parloop_test::scoped_env;
-
-namespace {
-
-// A device that is host memory and runs nothing: enough to check what moves and when.
-struct fake_buffer : pl::detail::device_buffer {
-  std::vector<unsigned char> bytes;
-};
-struct fake_device : pl::detail::device_memory {
-  std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
-    auto b = std::make_unique<fake_buffer>();
-    b->bytes.resize(bytes);
-    ++allocations;
-    return b;
-  }
-  void upload(pl::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
-    std::memcpy(static_cast<fake_buffer&>(dst).bytes.data(), src, bytes);
-  }
-  void download(const pl::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    std::memcpy(dst, static_cast<const fake_buffer&>(src).bytes.data(), bytes);
-  }
-  int allocations = 0;
-};
-
-// A runtime whose dats and globals keep their device copies in `device` (which outlives it).
-pl::Runtime runtime_with(fake_device& device) {
-  auto state = std::make_shared<pl::detail::runtime_state>();
-  state->memory = &device;
-  return pl::Runtime(std::move(state));
-}
-
-}  // namespace
 
 TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]") {
   SECTION("unset: the best available backend") {
@@ -163,8 +133,8 @@ TEST_CASE("Global values", "[core][global]") {
 }
 
 TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validity]") {
-  auto device = std::make_shared<fake_device>();
-  const pl::Runtime rt = runtime_with(*device);
+  auto device = std::make_shared<parloop_test::fake_backend>();
+  const pl::Runtime rt = parloop_test::runtime_on(device);
   const pl::Set cells(rt, 100);
   pl::Dat<double, 3> d(cells, std::vector<double>(300, 1.0));
   auto& array = d.state().array;
@@ -187,7 +157,7 @@ TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validi
   CHECK(t.to_host == 0);
 
   // A loop writing it on the device: the host copy is stale, read back once.
-  std::memset(static_cast<fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes.data(), 0,
+  std::memset(static_cast<parloop_test::fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes.data(), 0,
               bytes);
   array.device_written();
   CHECK(array.valid() == pl::validity::device);

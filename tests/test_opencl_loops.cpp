@@ -8,12 +8,16 @@
 #include <atomic>
 #include <climits>
 #include <cstdlib>
-#include <new>
 #include <cstdint>
+#include <new>
+#include <sstream>
 #include <thread>
 #include <vector>
 
+#include <cereal/archives/binary.hpp>
+
 #include <parloop/backend/opencl/backend.hpp>
+#include <parloop/cache/kernel_record.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"
@@ -198,6 +202,18 @@ TEST_CASE("a repeated par_loop only launches", "[opencl][reuse]") {
   CHECK(flux.traces() == 1);
   CHECK(flux.compiles() == 2);
   CHECK(flux.launches() == 1002);
+
+  // A loop with a global reduction, too: its scratch is kept, and nothing is read back.
+  pl::Global<double> total(d.rt, 0.0);
+  auto sum = pl::kernel("sum_first", [](auto q, auto total) { total += q[0]; });
+  pl::par_loop(sum, d.cells, q(pl::READ), total(pl::INC));
+  const auto before = d.rt.transfers();
+  counting = true;
+  for (int i = 1; i < 1000; ++i) pl::par_loop(sum, d.cells, q(pl::READ), total(pl::INC));
+  counting = false;
+  if (PARLOOP_TEST_COUNTS_ALLOCATIONS) CHECK(allocations.load() == 0);
+  CHECK(d.rt.transfers().to_host == before.to_host);
+  CHECK(d.rt.transfers().to_device == before.to_device);
 }
 
 TEST_CASE("data moves between host and device only when stale", "[opencl][transfers]") {
@@ -393,4 +409,137 @@ TEST_CASE("threads launch one kernel on their own runtimes", "[opencl][threads]"
   CHECK(flux.traces() == 1);
   CHECK(flux.compiles() == n_threads);  // one per runtime: each has its own device context
   CHECK(flux.launches() == n_threads * n_loops);
+}
+
+TEST_CASE("reductions finish on the device: loops read nothing back, value() reads once", "[opencl][reductions]") {
+  twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+  const auto& t = d.rt.transfers();
+  const auto x0 = parloop_test::random_values<double>(2003);
+  pl::Dat<double> x(d.edges, x0);
+  pl::Global<double> sum(d.rt, 0.5);
+  pl::Global<double> lo(d.rt, 1e9);
+  pl::Global<std::int32_t> count(d.rt, 3);
+  auto k = pl::kernel("accumulate", [](auto x, auto sum, auto lo, auto count) {
+    sum += x;
+    lo = pl::min(lo, x);
+    count += 1;
+  });
+  constexpr int loops = 50;
+  for (int i = 0; i < loops; ++i) pl::par_loop(k, d.edges, x(pl::READ), sum(pl::INC), lo(pl::MIN), count(pl::INC));
+  CHECK(t.to_host == 0);
+  CHECK(t.to_device == 4);  // x and the three globals, once each
+
+  double want_sum = 0.0, want_lo = 1e9;
+  for (const double v : x0) {
+    want_sum += v;
+    want_lo = std::min(want_lo, v);
+  }
+  check_value(sum.value(), 0.5 + loops * want_sum);
+  CHECK(t.to_host == 1);
+  check_value(sum.value(), 0.5 + loops * want_sum);
+  CHECK(t.to_host == 1);
+  CHECK(lo.value() == want_lo);
+  CHECK(count.value() == 3 + loops * 2003);
+  CHECK(t.to_host == 3);
+
+  // A value set on the host goes to the device once, before the next loop.
+  count.set_value(7);
+  pl::par_loop(k, d.edges, x(pl::READ), sum(pl::INC), lo(pl::MIN), count(pl::INC));
+  pl::par_loop(k, d.edges, pl::range{5, 10}, x(pl::READ), sum(pl::INC), lo(pl::MIN), count(pl::INC));
+  CHECK(t.to_device == 5);
+  CHECK(count.value() == 7 + 2003 + 5);
+
+  // Many groups: the last one sums thousands of partials, for each strategy in turn.
+  const pl::Set many(d.rt, 1000003);
+  pl::Global<std::int64_t> n(d.rt, 0);
+  auto tally = pl::kernel("tally_many", [](auto n) { n += 1; });
+  for (const pl::strategy& s : strategies) {
+    pl::par_loop(tally, many, s, n(pl::INC));
+  }
+  CHECK(n.value() == 3 * std::int64_t{1000003});
+}
+
+namespace {
+
+// Binds each buffer of a launcher's layout to the arrays of the loop's arguments (by position)
+// and enqueues it over [0, n), as exec's launch does.
+void run_launcher(pl::detail::launcher& l, pl::detail::device_backend& backend, int n,
+                  const std::vector<pl::detail::mirrored_array*>& data, pl::detail::mirrored_array* map) {
+  std::vector<const pl::detail::device_buffer*> buffers;
+  for (const auto& b : l.layout()) {
+    REQUIRE(b.role != pl::codegen::buffer_role::partials);
+    auto& array = b.role == pl::codegen::buffer_role::map ? *map : *data[static_cast<std::size_t>(b.position)];
+    buffers.push_back(&array.ensure_device(backend));
+    if (!b.is_const) array.device_written();
+  }
+  l.enqueue(0, n, l.grid()(0, n, backend.facts()), buffers);
+}
+
+}  // namespace
+
+TEST_CASE("a kernel record round-trips through cereal and loads into a launcher with the host's answers",
+          "[opencl][record]") {
+  const auto q0 = parloop_test::random_values<double>(517 * 4);
+  twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
+  pl::Dat<double, 4> hq(h.cells, q0), hres(h.cells);
+  auto flux = parloop_test::flux_kernel();
+  pl::par_loop(flux, h.edges, hq(pl::READ, h.e2c, 0), hq(pl::READ, h.e2c, 1), hres(pl::INC, h.e2c, 0),
+               hres(pl::INC, h.e2c, 1));
+
+  twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
+  auto& backend = *d.rt.state()->backend;
+  pl::Dat<double, 4> q(d.cells, q0), traced_res(d.cells);
+  const auto ir = flux.traced(q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), traced_res(pl::INC, d.e2c, 0),
+                              traced_res(pl::INC, d.e2c, 1));
+  for (const pl::strategy& s : strategies) {
+    INFO(pl::to_string(s));
+    const auto source = pl::exec::make_source(*ir, backend.dialect(), s);
+    const auto built = backend.build(source);
+    const pl::cache::kernel_record record = built->record();
+    CHECK(record.backend == pl::backend_kind::opencl);
+    CHECK(record.entry == "flux");
+    CHECK_FALSE(record.binary.empty());
+    CHECK(record.grid == source.grid);
+    CHECK(record.block == pl::detail::block_size(s));
+    CHECK(record.layout == source.layout);
+
+    std::stringstream stored;
+    {
+      cereal::BinaryOutputArchive out(stored);
+      out(record);
+    }
+    const std::string bytes = stored.str();
+    pl::cache::kernel_record back;
+    {
+      std::stringstream in_bytes(bytes);
+      cereal::BinaryInputArchive in(in_bytes);
+      in(back);
+    }
+    CHECK(back == record);
+
+    // The loaded kernel, bound by its layout, gives the host's answers.
+    pl::Dat<double, 4> res(d.cells);
+    const auto loaded = backend.load(back);
+    run_launcher(*loaded, backend, 2003, {&q.state().array, nullptr, &res.state().array}, &d.e2c.state().array);
+    check_values<double>(res.host(), values_of(hres));
+
+    // A truncated record, or one with a block no device has, is refused while loading.
+    std::stringstream truncated(bytes.substr(0, bytes.size() / 2));
+    cereal::BinaryInputArchive cut(truncated);
+    pl::cache::kernel_record damaged;
+    CHECK_THROWS(cut(damaged));
+    pl::cache::kernel_record odd = record;
+    odd.block = 0;
+    std::stringstream odd_bytes;
+    {
+      cereal::BinaryOutputArchive out(odd_bytes);
+      out(odd);
+    }
+    cereal::BinaryInputArchive odd_in(odd_bytes);
+    CHECK_THROWS_WITH(odd_in(damaged), Contains("damaged"));
+  }
+  // A record of another kind of binary is not loaded.
+  pl::cache::kernel_record cubin = backend.build(pl::exec::make_source(*ir, backend.dialect(), strategies[0]))->record();
+  cubin.format = pl::cache::binary_format::cubin;
+  CHECK_THROWS_WITH(backend.load(cubin), Contains("is not an OpenCL program"));
 }

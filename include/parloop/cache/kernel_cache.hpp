@@ -113,6 +113,17 @@ class kernel_cache {
 
   void count_launch() { launches_.fetch_add(1, std::memory_order_relaxed); }
 
+  // Launchers kept now: one per signature, backend and strategy used, until its runtime closes.
+  std::size_t launchers() const {
+    std::lock_guard lock(store_->mutex);
+    std::size_t n = 0;
+    for (const auto& e : store_->entries) {
+      n += static_cast<std::size_t>(std::count_if(e->compiled.begin(), e->compiled.end(),
+                                                  [](const auto& c) { return c->loaded != nullptr; }));
+    }
+    return n;
+  }
+
   std::uint64_t traces() const { return traces_.load(); }
   std::uint64_t compiles() const { return compiles_.load(); }
   std::uint64_t launches() const { return launches_.load(); }

@@ -52,6 +52,8 @@ class Kernel {
   std::uint64_t traces() const { return state_->cache.traces(); }
   std::uint64_t compiles() const { return state_->cache.compiles(); }
   std::uint64_t launches() const { return state_->cache.launches(); }
+  // Compiled kernels kept now: one per signature, runtime and strategy used, until the runtime closes.
+  std::size_t launchers() const { return state_->cache.launchers(); }
 
   // The kernel's IR for these arguments, traced on first use.
   template <class... Args>

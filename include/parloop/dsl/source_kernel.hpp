@@ -62,6 +62,7 @@ class SourceKernel {
   detail::kernel_cache& cache() const { return state_->cache; }
   std::uint64_t compiles() const { return state_->cache.compiles(); }
   std::uint64_t launches() const { return state_->cache.launches(); }
+  std::size_t launchers() const { return state_->cache.launchers(); }
 
  private:
   std::shared_ptr<detail::source_kernel_state> state_;

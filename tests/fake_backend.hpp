@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// A device backend that is host memory and runs nothing: enough to check what moves between
+// host and device, what is built and loaded, and which thread waits for which.
+#pragma once
+
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <parloop/exec/device_backend.hpp>
+#include <parloop/parloop.hpp>
+
+namespace parloop_test {
+
+namespace pl = parloop;
+
+struct fake_buffer : pl::detail::device_buffer {
+  std::vector<unsigned char> bytes;
+};
+
+class fake_launcher final : public pl::detail::launcher {
+ public:
+  fake_launcher(std::string entry, pl::exec::grid_size_functor grid, int block,
+                std::vector<pl::codegen::kernel_buffer> layout, std::atomic<int>& enqueues)
+      : launcher(std::move(grid), block, std::move(layout)), entry_(std::move(entry)), enqueues_(&enqueues) {}
+
+  void enqueue(pl::index_t, pl::index_t, std::int64_t, std::span<const pl::detail::device_buffer* const>) override {
+    enqueues_->fetch_add(1);
+  }
+  pl::cache::kernel_record record() const override {
+    return {pl::backend_kind::opencl, pl::cache::binary_format::opencl_program, entry_,
+            std::vector<unsigned char>(entry_.begin(), entry_.end()), grid(), block(),
+            std::vector<pl::codegen::kernel_buffer>(layout().begin(), layout().end())};
+  }
+
+ private:
+  std::string entry_;
+  std::atomic<int>* enqueues_;
+};
+
+class fake_backend final : public pl::detail::device_backend {
+ public:
+  std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
+    auto b = std::make_unique<fake_buffer>();
+    b->bytes.resize(bytes);
+    allocations.fetch_add(1);
+    return b;
+  }
+  void upload(pl::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
+    std::memcpy(static_cast<fake_buffer&>(dst).bytes.data(), src, bytes);
+  }
+  void download(const pl::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    std::memcpy(dst, static_cast<const fake_buffer&>(src).bytes.data(), bytes);
+  }
+
+  std::string describe() const override { return "fake"; }
+  pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
+  pl::codegen::dialect_kind dialect() const override { return pl::codegen::dialect_kind::opencl; }
+  const pl::cache::device_signature& signature() const override { return signature_; }
+  pl::exec::device_facts facts() const override { return {4}; }
+
+  // While `gate` is set, a build announces itself in `waiting` and waits for it to be released.
+  std::unique_ptr<pl::detail::launcher> build(const pl::exec::kernel_source& source) override {
+    builds.fetch_add(1);
+    if (gate.valid()) {
+      waiting.fetch_add(1);
+      gate.wait();
+    }
+    return std::make_unique<fake_launcher>(source.code.entry, source.grid, source.block, source.layout, enqueues);
+  }
+  std::unique_ptr<pl::detail::launcher> load(const pl::cache::kernel_record& r) override {
+    return std::make_unique<fake_launcher>(r.entry, r.grid, r.block, r.layout, enqueues);
+  }
+
+  std::atomic<int> allocations{0}, builds{0}, enqueues{0}, waiting{0};
+  std::shared_future<void> gate;
+
+ private:
+  pl::cache::device_signature signature_{pl::backend_kind::opencl, "fake", "fake", "0", "none", "none", ""};
+};
+
+// A runtime on `backend` (which may outlive it: dats and globals use its memory).
+inline pl::Runtime runtime_on(std::shared_ptr<fake_backend> backend) {
+  auto state = std::make_shared<pl::detail::runtime_state>();
+  state->kind = pl::backend_kind::opencl;
+  state->memory = backend.get();
+  state->device_name = backend->describe();
+  state->default_strategy = backend->default_strategy();
+  state->backend = std::move(backend);
+  return pl::Runtime(std::move(state));
+}
+
+}  // namespace parloop_test

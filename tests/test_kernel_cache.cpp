@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// The in-memory kernel cache, on fake backends (host memory, nothing runs): one trace per
+// signature and one build per backend and strategy however many threads ask; a build holds up
+// no other key and no warm launch; a closed runtime's launchers are dropped; a failed trace or
+// build leaves nothing behind.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <parloop/parloop.hpp>
+
+#include "fake_backend.hpp"
+
+namespace pl = parloop;
+using parloop_test::fake_backend;
+using parloop_test::runtime_on;
+
+namespace {
+
+auto scale_kernel() {
+  return pl::kernel("scale", [](auto x, auto factor) { x *= factor; });
+}
+
+// A set with one dat on its own fake runtime: what one thread loops over.
+struct fake_mesh {
+  explicit fake_mesh(std::shared_ptr<fake_backend> b)
+      : backend(std::move(b)), rt(runtime_on(backend)), points(rt, 1000), x(points), factor(rt, 2.0) {}
+  std::shared_ptr<fake_backend> backend;
+  pl::Runtime rt;
+  pl::Set points;
+  pl::Dat<double> x;
+  pl::Global<double> factor;
+};
+
+template <class K>
+void loop(const K& k, fake_mesh& m, const pl::strategy& s) {
+  pl::par_loop(k, m.points, s, m.x(pl::RW), m.factor(pl::READ));
+}
+
+}  // namespace
+
+TEST_CASE("a build holds up neither warm launches nor other backends", "[cache][threads]") {
+  auto k = scale_kernel();
+  fake_mesh warm(std::make_shared<fake_backend>());
+  const pl::strategy s = pl::split_n_across_workgroups{64};
+  loop(k, warm, s);
+  REQUIRE(warm.backend->builds == 1);
+
+  // A build on another runtime waits at the gate until the test opens it.
+  fake_mesh slow(std::make_shared<fake_backend>());
+  std::promise<void> open_gate;
+  slow.backend->gate = open_gate.get_future().share();
+  auto blocked = std::async(std::launch::async, [&] { loop(k, slow, s); });
+  while (slow.backend->waiting == 0) std::this_thread::yield();
+
+  // Meanwhile: warm launches on the first runtime, and a build on a third, both finish.
+  auto warm_launches = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 100; ++i) loop(k, warm, s);
+  });
+  fake_mesh other(std::make_shared<fake_backend>());
+  auto other_build = std::async(std::launch::async, [&] { loop(k, other, pl::chunked{4, 4}); });
+  const bool warm_done = warm_launches.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  const bool other_done = other_build.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  open_gate.set_value();
+  blocked.get();
+  warm_launches.get();
+  other_build.get();
+  CHECK(warm_done);
+  CHECK(other_done);
+  CHECK(warm.backend->enqueues == 101);
+  CHECK(warm.backend->builds == 1);
+  CHECK(slow.backend->builds == 1);
+  CHECK(other.backend->builds == 1);
+  CHECK(k.traces() == 1);
+  CHECK(k.compiles() == 3);
+  CHECK(k.launchers() == 3);
+}
+
+TEST_CASE("threads that need one signature at once trace it once", "[cache][threads]") {
+  auto k = scale_kernel();
+  constexpr int n_threads = 8;
+  std::vector<std::unique_ptr<fake_mesh>> meshes;
+  for (int t = 0; t < n_threads; ++t) meshes.push_back(std::make_unique<fake_mesh>(std::make_shared<fake_backend>()));
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < n_threads; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready < n_threads) std::this_thread::yield();
+      for (int i = 0; i < 20; ++i) loop(k, *meshes[static_cast<std::size_t>(t)], pl::grid_stride{32, 2});
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(k.traces() == 1);
+  CHECK(k.compiles() == n_threads);
+  CHECK(k.launches() == n_threads * 20);
+  for (const auto& m : meshes) CHECK(m->backend->builds == 1);
+}
+
+TEST_CASE("a closed runtime's launchers are dropped, and a kernel may go before its runtime", "[cache][lifetime]") {
+  auto k = scale_kernel();
+  fake_mesh kept(std::make_shared<fake_backend>());
+  {
+    fake_mesh closed(std::make_shared<fake_backend>());
+    loop(k, kept, pl::split_n_across_workgroups{64});
+    loop(k, closed, pl::split_n_across_workgroups{64});
+    loop(k, closed, pl::chunked{8, 8});
+    CHECK(k.launchers() == 3);
+  }
+  CHECK(k.launchers() == 1);
+  // The runtime that stays still launches from its slot.
+  loop(k, kept, pl::split_n_across_workgroups{64});
+  CHECK(kept.backend->builds == 1);
+  CHECK(kept.backend->enqueues == 2);
+
+  // Many runtimes opened and closed leave nothing compiled behind.
+  for (int i = 0; i < 50; ++i) {
+    fake_mesh brief(std::make_shared<fake_backend>());
+    loop(k, brief, pl::split_n_across_workgroups{64});
+  }
+  CHECK(k.launchers() == 1);
+
+  // A kernel that goes first takes its launchers with it; the runtime closes cleanly later.
+  {
+    auto short_lived = scale_kernel();
+    loop(short_lived, kept, pl::split_n_across_workgroups{64});
+    CHECK(short_lived.launchers() == 1);
+  }
+  loop(k, kept, pl::split_n_across_workgroups{64});
+  CHECK(kept.backend->builds == 2);
+}
+
+TEST_CASE("a failed trace or build is not kept: the next call tries again", "[cache][errors]") {
+  auto bad = pl::kernel("bad", [](auto x, auto) { x = x + 1.0; });  // WRITE read before written
+  fake_mesh m(std::make_shared<fake_backend>());
+  for (int i = 0; i < 2; ++i) {
+    CHECK_THROWS_AS(pl::par_loop(bad, m.points, m.x(pl::WRITE), m.factor(pl::READ)), pl::trace_error);
+  }
+  CHECK(bad.traces() == 0);
+
+  // A strategy the device cannot launch is refused before anything is built.
+  auto k = scale_kernel();
+  CHECK_THROWS_AS(loop(k, m, pl::split_n_across_workgroups{4096}), pl::argument_error);
+  CHECK(m.backend->builds == 0);
+  loop(k, m, pl::split_n_across_workgroups{64});
+  CHECK(m.backend->builds == 1);
+  CHECK(k.launchers() == 1);
+}
+
+TEST_CASE("an empty range launches nothing and moves nothing", "[cache][launch]") {
+  auto k = scale_kernel();
+  fake_mesh m(std::make_shared<fake_backend>());
+  pl::par_loop(k, m.points, pl::range{10, 10}, m.x(pl::RW), m.factor(pl::READ));
+  CHECK(m.backend->enqueues == 0);
+  CHECK(m.rt.transfers().to_device == 0);
+  CHECK(k.compiles() == 1);
+}
