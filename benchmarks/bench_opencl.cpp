@@ -3,18 +3,28 @@
 //  - launch overhead: a small par_loop against clSetKernelArg + clEnqueueNDRangeKernel, by
 //    hand, of the same generated kernel (built from the same source): parloop's own cost;
 //  - triad throughput (a = b + s * c, 2^24 doubles) against the better of two hand-written
-//    triads: one element per work-item, and a chunked loop of one work-item per slice.
+//    triads: one element per work-item, and a chunked loop of one work-item per slice;
+//  - a loop with a global SUM against the same loop without one, per loop (small and large);
+//  - the cold first par_loop of a new kernel (trace, generate, build, first launch) against
+//    clBuildProgram + clCreateKernel + the first launch of the same source, by hand;
+//  - tracing time against the number of pl::let locals.
 // Each figure is the median of repeated timings after a warm-up; ratios are parloop's time
-// over the hand-written time (below 1: parloop is faster). Usage: bench_opencl [log2 n]
+// over the baseline's (below 1: parloop is faster). The device compilers' own disk caches
+// (PoCL's, NVIDIA's) are switched off, so that every cold build is one. Usage: bench_opencl [log2 n]
 #include <parloop/parloop.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <malloc.h>
+#include <unistd.h>
 
 namespace pl = parloop;
 namespace ocl = parloop::backend::opencl;
@@ -85,6 +95,9 @@ cl_mem mem_of(const pl::detail::mirrored_array& array) {
 int main(int argc, char** argv) {
   const int log2_n = argc > 1 ? std::atoi(argv[1]) : 24;
   const int n = 1 << log2_n;
+  // Before OpenCL starts: no compiler disk cache may serve a "cold" build.
+  ::setenv("POCL_KERNEL_CACHE", "0", 1);
+  ::setenv("CUDA_CACHE_DISABLE", "1", 1);
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
   const auto& backend = static_cast<const ocl::backend&>(*rt.state()->backend);
   const ocl::context& ctx = backend.opencl_context();
@@ -164,6 +177,167 @@ int main(int argc, char** argv) {
   double max_diff = 0.0;
   for (int i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(got[i] - (b0[i] + 3.0 * c0[i])));
 
+  // A loop with a global SUM against the same loop without one, alternately: launch-bound
+  // (many loops of 256 elements, one wait) and bandwidth-bound (the whole set).
+  pl::Global<double> total(rt, 0.0);
+  auto triad_sum = pl::kernel("triad_sum", [](auto a, auto b, auto c, auto s, auto total) {
+    auto v = pl::let("v", b + s * c);
+    a = v;
+    total += v;
+  });
+  const auto plain_loops = [&](int count, pl::range r) {
+    for (int i = 0; i < count; ++i) pl::par_loop(triad, points, r, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ));
+    finish();
+  };
+  const auto sum_loops = [&](int count, pl::range r) {
+    for (int i = 0; i < count; ++i) {
+      pl::par_loop(triad_sum, points, r, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ), total(pl::INC));
+    }
+    finish();
+  };
+  sum_loops(2, pl::range{0, n});
+  std::vector<double> plain_small, sum_small, plain_big, sum_big;
+  for (int r = 0; r < reps; ++r) {
+    plain_small.push_back(median_seconds(1, [&] { plain_loops(launches, pl::range{0, small}); }) / launches);
+    sum_small.push_back(median_seconds(1, [&] { sum_loops(launches, pl::range{0, small}); }) / launches);
+  }
+  for (int r = 0; r < big_reps; ++r) {
+    plain_big.push_back(median_seconds(1, [&] { plain_loops(1, pl::range{0, n}); }));
+    sum_big.push_back(median_seconds(1, [&] { sum_loops(1, pl::range{0, n}); }));
+  }
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double t_plain_small = median(plain_small), t_sum_small = median(sum_small);
+  const double t_plain_big = median(plain_big), t_sum_big = median(sum_big);
+  // Every loop added the sum of a to total: check it before reporting the speed.
+  double want_sum = 0.0;
+  for (int i = 0; i < n; ++i) want_sum += b0[i] + 3.0 * c0[i];
+  double small_sum = 0.0;
+  for (int i = 0; i < small; ++i) small_sum += b0[i] + 3.0 * c0[i];
+  const double sum_loops_run = 2.0 + big_reps;
+  const double sum_small_loops = static_cast<double>(reps) * launches;
+  const double want_total = sum_loops_run * want_sum + sum_small_loops * small_sum;
+  const double total_error = std::abs(total.value() - want_total) / std::abs(want_total);
+
+  // The cold path: each trial a kernel no one has built before (its captured constant differs),
+  // first par_loop against building and launching the generated source of another new one.
+  const pl::exec::device_facts facts = backend.facts();
+  const pl::exec::grid_size_functor default_grid = pl::exec::grid_size(rt.default_strategy());
+  const std::size_t default_block = static_cast<std::size_t>(pl::detail::block_size(rt.default_strategy()));
+  const int trials = 9;
+  std::vector<double> cold_pl, cold_hand;
+  for (int t = 0; t < trials; ++t) {
+    const double salt = 1.0 + 0.001 * t;
+    auto cold = pl::kernel("cold", [salt](auto a, auto b, auto c) { a = b * salt + c; });
+    auto other = pl::kernel("cold", [salt](auto a, auto b, auto c) { a = b * (salt + 0.5) + c; });
+    const std::string text = pl::codegen::generate(*other.traced(a(pl::WRITE), b(pl::READ), c(pl::READ)),
+                                                   pl::codegen::dialect_kind::opencl, rt.default_strategy())
+                                 .text;
+    cold_pl.push_back(median_seconds(1, [&] {
+      pl::par_loop(cold, points, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ));
+      finish();
+    }));
+    cold_hand.push_back(median_seconds(1, [&] {
+      hand_kernel k(ctx, text.c_str(), "cold");
+      const std::size_t groups = static_cast<std::size_t>(default_grid(0, small, facts));
+      k.launch(groups * default_block, default_block, 0, small, ma, mb, mc);
+      finish();
+    }));
+  }
+  const double t_cold_pl = median(cold_pl), t_cold_hand = median(cold_hand);
+
+  // Memory: kernels compiled and kept alive, then kernels made, launched and dropped in a loop;
+  // parloop against the same done by hand (build, create, launch, finish), in resident KB each.
+  const auto rss_kb = [] {
+    ::malloc_trim(0);
+    long pages = 0, resident = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+      std::fclose(f);
+    }
+    return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / 1024.0;
+  };
+  const auto salted = [](double salt) {
+    return pl::kernel("kept", [salt](auto a, auto b, auto c) { a = b * salt + c; });
+  };
+  const auto salted_text = [&](double salt) {
+    return pl::codegen::generate(*salted(salt).traced(a(pl::WRITE), b(pl::READ), c(pl::READ)),
+                                 pl::codegen::dialect_kind::opencl, rt.default_strategy())
+        .text;
+  };
+  const auto run_salted = [&](const auto& k) {
+    pl::par_loop(k, points, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ));
+    finish();
+  };
+  const auto run_hand = [&](hand_kernel& k) {
+    const std::size_t groups = static_cast<std::size_t>(default_grid(0, small, facts));
+    k.launch(groups * default_block, default_block, 0, small, ma, mb, mc);
+    finish();
+  };
+  const int kept_count = 100, dropped_count = 50;
+  double kb_kept_pl = 0.0, kb_kept_hand = 0.0, kb_dropped_pl = 0.0, kb_dropped_hand = 0.0;
+  {
+    std::vector<decltype(salted(0.0))> kept;
+    const double before = rss_kb();
+    for (int i = 0; i < kept_count; ++i) {
+      kept.push_back(salted(2.0 + 0.001 * i));
+      run_salted(kept.back());
+    }
+    kb_kept_pl = (rss_kb() - before) / kept_count;
+  }
+  {
+    std::vector<std::string> texts;
+    for (int i = 0; i < kept_count; ++i) texts.push_back(salted_text(3.0 + 0.001 * i));
+    std::vector<std::unique_ptr<hand_kernel>> kept;
+    const double before = rss_kb();
+    for (const std::string& text : texts) {
+      kept.push_back(std::make_unique<hand_kernel>(ctx, text.c_str(), "kept"));
+      run_hand(*kept.back());
+    }
+    kb_kept_hand = (rss_kb() - before) / kept_count;
+  }
+  {
+    const double before = rss_kb();
+    for (int i = 0; i < dropped_count; ++i) run_salted(salted(4.0 + 0.001 * i));
+    kb_dropped_pl = (rss_kb() - before) / dropped_count;
+  }
+  {
+    std::vector<std::string> texts;
+    for (int i = 0; i < dropped_count; ++i) texts.push_back(salted_text(5.0 + 0.001 * i));
+    const double before = rss_kb();
+    for (const std::string& text : texts) {
+      hand_kernel k(ctx, text.c_str(), "kept");
+      run_hand(k);
+    }
+    kb_dropped_hand = (rss_kb() - before) / dropped_count;
+  }
+
+  // Tracing time against the number of pl::let locals (all named alike, the worst case for
+  // making names unique). Linear: the time per local stays flat.
+  struct trace_row {
+    int lets;
+    double seconds;
+  };
+  std::vector<trace_row> trace_rows;
+  for (const int lets : {250, 500, 1000, 2000, 4000}) {
+    std::vector<double> t;
+    for (int r = 0; r < 3; ++r) {
+      auto chain = pl::kernel("chain", [lets](auto x) {
+        auto acc = pl::let("acc", x * 1.0);
+        for (int i = 0; i < lets; ++i) {
+          auto term = pl::let("t", acc * 1.0001);
+          acc += term;
+        }
+        x = acc;
+      });
+      t.push_back(median_seconds(1, [&] { chain.traced(a(pl::RW)); }));
+    }
+    trace_rows.push_back({lets, median(t)});
+  }
+
+
   const double bytes = 3.0 * 8.0 * n;
   const double best = std::min(t_each, t_slice);
   std::printf("%-44s %12s %10s\n", "measure", "time", "GB/s");
@@ -172,9 +346,31 @@ int main(int argc, char** argv) {
   std::printf("%-44s %9.3f ms %10.1f\n", "triad, parloop (default strategy)", t_pl * 1e3, bytes / t_pl * 1e-9);
   std::printf("%-44s %9.3f ms %10.1f\n", "triad, hand-written one element per item", t_each * 1e3, bytes / t_each * 1e-9);
   std::printf("%-44s %9.3f ms %10.1f\n", "triad, hand-written chunked (64 per item)", t_slice * 1e3, bytes / t_slice * 1e-9);
+  std::printf("%-44s %9.2f us\n", "loop of 256, no reduction", t_plain_small * 1e6);
+  std::printf("%-44s %9.2f us\n", "loop of 256, with a global SUM", t_sum_small * 1e6);
+  std::printf("%-44s %9.3f ms\n", "loop of n, no reduction", t_plain_big * 1e3);
+  std::printf("%-44s %9.3f ms\n", "loop of n, with a global SUM", t_sum_big * 1e3);
+  std::printf("%-44s %9.2f ms\n", "cold first par_loop of a new kernel", t_cold_pl * 1e3);
+  std::printf("%-44s %9.2f ms\n", "clBuildProgram + clCreateKernel + launch", t_cold_hand * 1e3);
+  std::printf("%-44s %9.1f KB\n", "memory per kernel kept, parloop", kb_kept_pl);
+  std::printf("%-44s %9.1f KB\n", "memory per kernel kept, by hand", kb_kept_hand);
+  std::printf("%-44s %9.1f KB\n", "memory per kernel made and dropped, parloop", kb_dropped_pl);
+  std::printf("%-44s %9.1f KB\n", "memory per kernel made and dropped, by hand", kb_dropped_hand);
+  for (const trace_row& r : trace_rows) {
+    std::printf("tracing %4d pl::let %31.2f ms %7.2f us per let\n", r.lets, r.seconds * 1e3, r.seconds / r.lets * 1e6);
+  }
+
+  const double trace_growth = (trace_rows.back().seconds / trace_rows.back().lets) /
+                              (trace_rows.front().seconds / trace_rows.front().lets);
   std::printf("\nlaunch overhead ratio (parloop / hand-written): %.2f   (goal <= 1.2)\n", t_pl_launch / t_hand_launch);
   std::printf("triad throughput ratio (parloop / better hand-written): %.2f   (goal >= 0.95; better: %s)\n",
               best / t_pl, t_each < t_slice ? "one per item" : "chunked");
-  std::printf("triad check: max |a - (b + s*c)| = %.3g\n", max_diff);
-  return max_diff <= 1e-14 ? 0 : 1;
+  std::printf("reduction ratio per loop (with SUM / without): %.2f small, %.2f large   (goal <= 1.3)\n",
+              t_sum_small / t_plain_small, t_sum_big / t_plain_big);
+  std::printf("cold path ratio (first par_loop / build + launch by hand): %.2f   (goal <= 1.1)\n",
+              t_cold_pl / t_cold_hand);
+  std::printf("tracing, time per let at %d over at %d: %.2f   (linear: about 1)\n", trace_rows.back().lets,
+              trace_rows.front().lets, trace_growth);
+  std::printf("triad check: max |a - (b + s*c)| = %.3g; SUM check: relative error %.3g\n", max_diff, total_error);
+  return max_diff <= 1e-14 && total_error <= 1e-9 ? 0 : 1;
 }
