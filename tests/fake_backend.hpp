@@ -7,6 +7,7 @@
 #include <cstring>
 #include <future>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,7 @@ class fake_backend final : public pl::detail::device_backend {
 
   std::string describe() const override { return "fake"; }
   pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
+  pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }
   pl::codegen::dialect_kind dialect() const override { return pl::codegen::dialect_kind::opencl; }
   const pl::cache::device_signature& signature() const override { return signature_; }
   pl::exec::device_facts facts() const override { return {4}; }
@@ -65,6 +67,7 @@ class fake_backend final : public pl::detail::device_backend {
   // While `gate` is set, a build announces itself in `waiting` and waits for it to be released.
   std::unique_ptr<pl::detail::launcher> build(const pl::exec::kernel_source& source) override {
     builds.fetch_add(1);
+    last_grid = source.grid.to_string();
     if (gate.valid()) {
       waiting.fetch_add(1);
       gate.wait();
@@ -77,6 +80,7 @@ class fake_backend final : public pl::detail::device_backend {
 
   std::atomic<int> allocations{0}, builds{0}, enqueues{0}, waiting{0};
   std::shared_future<void> gate;
+  std::string last_grid;  // the grid-size functor of the last build, as a formula
 
  private:
   pl::cache::device_signature signature_{pl::backend_kind::opencl, "fake", "fake", "0", "none", "none", ""};
@@ -89,6 +93,7 @@ inline pl::Runtime runtime_on(std::shared_ptr<fake_backend> backend) {
   state->memory = backend.get();
   state->device_name = backend->describe();
   state->default_strategy = backend->default_strategy();
+  state->reduction_strategy = backend->default_reduction_strategy();
   state->backend = std::move(backend);
   return pl::Runtime(std::move(state));
 }

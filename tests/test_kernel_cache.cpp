@@ -159,3 +159,19 @@ TEST_CASE("an empty range launches nothing and moves nothing", "[cache][launch]"
   CHECK(m.rt.transfers().to_device == 0);
   CHECK(k.compiles() == 1);
 }
+
+TEST_CASE("a loop that reduces into a global takes the runtime's reduction strategy", "[cache][strategy]") {
+  fake_mesh m(std::make_shared<fake_backend>());
+  auto k = scale_kernel();
+  pl::Global<double> total(m.rt, 0.0);
+  auto sum = pl::kernel("sum", [](auto x, auto total) { total += x; });
+  pl::par_loop(k, m.points, m.x(pl::RW), m.factor(pl::READ));
+  CHECK(m.backend->last_grid == "ceil_div(end - start, 256)");
+  pl::par_loop(sum, m.points, m.x(pl::READ), total(pl::INC));
+  CHECK(m.backend->last_grid == "min(ceil_div(end - start, 256), compute_units * 4)");
+  // A strategy the program sets is the default for both.
+  m.rt.set_default_strategy(pl::chunked{8, 32});
+  CHECK(pl::to_string(m.rt.default_reduction_strategy()) == "chunked{8, 32}");
+  pl::par_loop(sum, m.points, m.x(pl::READ), total(pl::INC));
+  CHECK(m.backend->last_grid == "ceil_div(ceil_div(end - start, 32), 8)");
+}

@@ -78,6 +78,7 @@ pl::Runtime runtime_on(const ocl::device& d) {
   state->memory = backend.get();
   state->device_name = backend->describe();
   state->default_strategy = backend->default_strategy();
+  state->reduction_strategy = backend->default_reduction_strategy();
   state->backend = std::move(backend);
   return pl::Runtime(std::move(state));
 }

@@ -40,8 +40,10 @@ struct runtime_state {
   // The backend's memory, where dats and globals keep their device copies; null on the host.
   device_memory* memory = nullptr;
   std::string device_name = "host";
-  // The strategy of a par_loop that names none; the device's preference unless set.
+  // The strategies of par_loops that name none, without and with a global reduction: the
+  // device's preferences unless the program sets one for both.
   strategy default_strategy = split_n_across_workgroups{};
+  strategy reduction_strategy = split_n_across_workgroups{};
   transfer_stats transfers;
 };
 
@@ -129,11 +131,15 @@ class Runtime {
   // The device, in words; "host" on the host backend.
   const std::string& device_name() const { return state_->device_name; }
 
-  // The launch strategy of loops that name none.
+  // The launch strategy of loops that name none, and of those among them that reduce into a
+  // global (on a GPU a grid sized to the device, so that each group reduces many elements).
   const strategy& default_strategy() const { return state_->default_strategy; }
+  const strategy& default_reduction_strategy() const { return state_->reduction_strategy; }
+  // Sets both.
   void set_default_strategy(const strategy& s) {
     detail::check_strategy(s);
     state_->default_strategy = s;
+    state_->reduction_strategy = s;
   }
 
   friend bool operator==(const Runtime& a, const Runtime& b) { return a.state_ == b.state_; }

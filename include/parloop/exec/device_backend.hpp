@@ -91,6 +91,8 @@ class device_backend : public device_memory {
 
   virtual std::string describe() const = 0;
   virtual strategy default_strategy() const = 0;
+  // For loops that reduce into a global.
+  virtual strategy default_reduction_strategy() const = 0;
   virtual codegen::dialect_kind dialect() const = 0;
   // Everything a binary built here depends on besides its source.
   virtual const cache::device_signature& signature() const = 0;

@@ -9,13 +9,13 @@
 #include "parloop/backend/host/launch.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/set.hpp"
+#include "parloop/core/strategy.hpp"
 #include "parloop/dsl/kernel.hpp"
 #include "parloop/dsl/source_kernel.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/device_launch.hpp"
 #include "parloop/exec/range.hpp"
-#include "parloop/core/strategy.hpp"
 
 namespace parloop {
 
@@ -24,6 +24,12 @@ template <class A>
 inline constexpr bool is_loop_arg = false;
 template <class T, int Dim, access Mode, arg_kind Kind>
 inline constexpr bool is_loop_arg<arg<T, Dim, Mode, Kind>> = true;
+
+// A global reduced into (INC, MIN, MAX): loops with one take the runtime's reduction strategy.
+template <class A>
+inline constexpr bool is_reduction = false;
+template <class T, int Dim, access Mode>
+inline constexpr bool is_reduction<arg<T, Dim, Mode, arg_kind::global>> = Mode != access::read;
 
 template <class K>
 inline constexpr bool is_kernel = std::is_same_v<K, SourceKernel>;
@@ -106,7 +112,9 @@ void run_loop(const K& k, const Set& set, const strategy& s, range, const range&
 template <class K, class... Rest>
   requires detail::is_kernel<K>
 void par_loop(const K& k, const Set& set, const Rest&... rest) {
-  detail::run_loop(k, set, set.runtime().default_strategy(), range{0, set.size()}, rest...);
+  const Runtime& rt = set.runtime();
+  const strategy& s = (detail::is_reduction<Rest> || ...) ? rt.default_reduction_strategy() : rt.default_strategy();
+  detail::run_loop(k, set, s, range{0, set.size()}, rest...);
 }
 
 }  // namespace parloop
