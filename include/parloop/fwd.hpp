@@ -17,4 +17,9 @@ class Global;
 template <class F>
 class Kernel;
 struct range;
+
+namespace detail {
+// What a device loop needs of a backend (exec/device_backend.hpp).
+class device_backend;
+}  // namespace detail
 }  // namespace parloop

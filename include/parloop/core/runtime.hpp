@@ -14,6 +14,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/fwd.hpp"
 
 namespace parloop {
 
@@ -29,13 +30,10 @@ struct backend_status {
 
 namespace detail {
 
-// What a device loop needs of a backend (exec/device_backend.hpp). The runtime holds it
-// without knowing its interface, so that core depends on nothing above it.
-class device_backend;
-
 struct runtime_state {
   backend_kind kind = backend_kind::host;
-  // Null on the host backend.
+  // Null on the host backend. Held without knowing its interface (fwd.hpp), so that core
+  // depends on nothing above it.
   std::shared_ptr<device_backend> backend;
   // The backend's memory, where dats and globals keep their device copies; null on the host.
   device_memory* memory = nullptr;

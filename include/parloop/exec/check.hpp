@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "parloop/core/arg.hpp"
+#include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/range.hpp"
 
 namespace parloop::detail {
 

@@ -12,9 +12,9 @@
 
 #include "parloop/cache/kernel_cache.hpp"
 #include "parloop/core/arg.hpp"
+#include "parloop/core/range.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
-#include "parloop/exec/range.hpp"
 #include "parloop/ir/types.hpp"
 
 namespace parloop::detail {

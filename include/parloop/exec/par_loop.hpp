@@ -8,6 +8,7 @@
 
 #include "parloop/backend/host/launch.hpp"
 #include "parloop/core/arg.hpp"
+#include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/dsl/kernel.hpp"
@@ -15,7 +16,6 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/device_launch.hpp"
-#include "parloop/exec/range.hpp"
 
 namespace parloop {
 

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "parloop/core/arg.hpp"
+#include "parloop/core/range.hpp"
 #include "parloop/dsl/accessor.hpp"
-#include "parloop/exec/range.hpp"
 
 namespace parloop::backend::host {
 
