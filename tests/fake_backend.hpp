@@ -87,15 +87,6 @@ class fake_backend final : public pl::detail::device_backend {
 };
 
 // A runtime on `backend` (which may outlive it: dats and globals use its memory).
-inline pl::Runtime runtime_on(std::shared_ptr<fake_backend> backend) {
-  auto state = std::make_shared<pl::detail::runtime_state>();
-  state->kind = pl::backend_kind::opencl;
-  state->memory = backend.get();
-  state->device_name = backend->describe();
-  state->default_strategy = backend->default_strategy();
-  state->reduction_strategy = backend->default_reduction_strategy();
-  state->backend = std::move(backend);
-  return pl::Runtime(std::move(state));
-}
+inline pl::Runtime runtime_on(std::shared_ptr<fake_backend> backend) { return pl::detail::runtime_on(std::move(backend)); }
 
 }  // namespace parloop_test

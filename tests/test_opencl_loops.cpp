@@ -71,17 +71,7 @@ const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_s
 
 // A runtime on an OpenCL device described by `d`: a test changes the description to play a
 // device that lacks a feature.
-pl::Runtime runtime_on(const ocl::device& d) {
-  auto state = std::make_shared<pl::detail::runtime_state>();
-  auto backend = std::make_shared<ocl::backend>(d);
-  state->kind = pl::backend_kind::opencl;
-  state->memory = backend.get();
-  state->device_name = backend->describe();
-  state->default_strategy = backend->default_strategy();
-  state->reduction_strategy = backend->default_reduction_strategy();
-  state->backend = std::move(backend);
-  return pl::Runtime(std::move(state));
-}
+pl::Runtime runtime_on(const ocl::device& d) { return pl::detail::runtime_on(std::make_shared<ocl::backend>(d)); }
 
 template <class T, int D>
 std::vector<T> values_of(const pl::Dat<T, D>& d) {
@@ -103,22 +93,29 @@ struct twin_mesh {
   pl::Map e2c;
 };
 
+// The residuals of the flux loop over the twin mesh from states q0, on the host: the reference.
+std::vector<double> host_flux(const std::vector<double>& q0) {
+  twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
+  pl::Dat<double, 4> q(h.cells, q0), res(h.cells);
+  auto flux = parloop_test::flux_kernel();
+  pl::par_loop(flux, h.edges, q(pl::READ, h.e2c, 0), q(pl::READ, h.e2c, 1), res(pl::INC, h.e2c, 0),
+               res(pl::INC, h.e2c, 1));
+  return values_of(res);
+}
+
 }  // namespace
 
 TEST_CASE("flux on OpenCL gives the host's answers for every strategy", "[opencl][loops]") {
   const auto q0 = parloop_test::random_values<double>(517 * 4);
-  twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
-  pl::Dat<double, 4> hq(h.cells, q0), hres(h.cells);
+  const auto want = host_flux(q0);
   auto flux = parloop_test::flux_kernel();
-  pl::par_loop(flux, h.edges, hq(pl::READ, h.e2c, 0), hq(pl::READ, h.e2c, 1), hres(pl::INC, h.e2c, 0),
-               hres(pl::INC, h.e2c, 1));
   for (const pl::strategy& s : strategies) {
     INFO(pl::to_string(s));
     twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
     pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
     pl::par_loop(flux, d.edges, s, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
                  res(pl::INC, d.e2c, 1));
-    check_values<double>(res.host(), values_of(hres));
+    check_values<double>(res.host(), want);
   }
 }
 
@@ -382,13 +379,7 @@ TEST_CASE("stress: every element increments the same target; a mesh of a million
 TEST_CASE("threads launch one kernel on their own runtimes", "[opencl][threads]") {
   auto flux = parloop_test::flux_kernel();
   const auto q0 = parloop_test::random_values<double>(517 * 4);
-  const auto reference = [&] {
-    twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
-    pl::Dat<double, 4> q(h.cells, q0), res(h.cells);
-    pl::par_loop(flux, h.edges, q(pl::READ, h.e2c, 0), q(pl::READ, h.e2c, 1), res(pl::INC, h.e2c, 0),
-                 res(pl::INC, h.e2c, 1));
-    return values_of(res);
-  }();
+  const auto reference = host_flux(q0);
   constexpr int n_threads = 4, n_loops = 50;
   std::vector<std::vector<double>> results(n_threads);
   std::vector<std::thread> threads;
@@ -481,11 +472,8 @@ void run_launcher(pl::detail::launcher& l, pl::detail::device_backend& backend, 
 TEST_CASE("a kernel record round-trips through cereal and loads into a launcher with the host's answers",
           "[opencl][record]") {
   const auto q0 = parloop_test::random_values<double>(517 * 4);
-  twin_mesh h(pl::Runtime::open(pl::backend_kind::host));
-  pl::Dat<double, 4> hq(h.cells, q0), hres(h.cells);
+  const auto want = host_flux(q0);
   auto flux = parloop_test::flux_kernel();
-  pl::par_loop(flux, h.edges, hq(pl::READ, h.e2c, 0), hq(pl::READ, h.e2c, 1), hres(pl::INC, h.e2c, 0),
-               hres(pl::INC, h.e2c, 1));
 
   twin_mesh d(pl::Runtime::open(pl::backend_kind::opencl));
   auto& backend = *d.rt.state()->backend;
@@ -522,7 +510,7 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
     pl::Dat<double, 4> res(d.cells);
     const auto loaded = backend.load(back);
     run_launcher(*loaded, backend, 2003, {&q.state().array, nullptr, &res.state().array}, &d.e2c.state().array);
-    check_values<double>(res.host(), values_of(hres));
+    check_values<double>(res.host(), want);
 
     // A truncated record, or one with a block no device has, is refused while loading.
     std::stringstream truncated(bytes.substr(0, bytes.size() / 2));

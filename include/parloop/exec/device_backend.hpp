@@ -22,6 +22,7 @@
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/config.hpp"
+#include "parloop/core/runtime.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/exec/grid.hpp"
@@ -126,5 +127,22 @@ class device_backend : public device_memory {
   std::mutex owners_mutex_;
   std::vector<std::weak_ptr<launcher_owner>> owners_;
 };
+
+// Makes `state` the state of a runtime on `backend`: what a backend's open does.
+inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend) {
+  state.kind = backend->signature().backend;
+  state.memory = backend.get();
+  state.device_name = backend->describe();
+  state.default_strategy = backend->default_strategy();
+  state.reduction_strategy = backend->default_reduction_strategy();
+  state.backend = std::move(backend);
+}
+
+// A runtime on a backend made by hand (a test's device with features removed, a fake one).
+inline Runtime runtime_on(std::shared_ptr<device_backend> backend) {
+  auto state = std::make_shared<runtime_state>();
+  attach(*state, std::move(backend));
+  return Runtime(std::move(state));
+}
 
 }  // namespace parloop::detail

@@ -134,11 +134,7 @@ inline std::string open(parloop::detail::runtime_state& state) {
   } catch (const backend_unavailable& e) {
     return e.message();
   }
-  state.memory = b.get();
-  state.device_name = b->describe();
-  state.default_strategy = b->default_strategy();
-  state.reduction_strategy = b->default_reduction_strategy();
-  state.backend = std::move(b);
+  parloop::detail::attach(state, std::move(b));
   return {};
 }
 
