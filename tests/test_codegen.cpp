@@ -131,12 +131,12 @@ TEST_CASE("the entry point and its parameters", "[codegen][names]") {
   CHECK(has_line(cl, "__global const double* restrict data0,"));
   CHECK(has_line(cl, "__global double* restrict data1,"));
   CHECK(has_line(cl, "__global const int* restrict map0) {"));
-  CHECK(has_line(cl, "const int pl_item = (int)get_global_id(0);"));
+  CHECK(has_line(cl, "const long pl_item = (long)get_global_id(0);"));
 
   const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
   CHECK(has_line(cu, "extern \"C\" __global__ void flux(const int pl_start, const int pl_end,"));
   CHECK(has_line(cu, "const double* __restrict__ data0,"));
-  CHECK(has_line(cu, "const int pl_item = (int)(blockIdx.x * blockDim.x + threadIdx.x);"));
+  CHECK(has_line(cu, "const long long pl_item = (long long)blockIdx.x * blockDim.x + threadIdx.x;"));
 
   for (const auto d : both) {
     const std::string s = cg::generate(*ir, d).text;

@@ -306,6 +306,23 @@ TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]"
                     Contains("the block must be 1 to 1024"));
 }
 
+TEST_CASE("a reduction that needs more local memory than the device has is refused", "[opencl][errors]") {
+  // A device with 1 KB of local memory, as small devices report themselves.
+  ocl::device small = ocl::select_device(ocl::devices(), "");
+  small.local_memory = 1024;
+  const pl::Runtime rt = runtime_on(small);
+  const pl::Set s(rt, 1000);
+  pl::Dat<double> x(s, std::vector<double>(1000, 0.5));
+  pl::Global<double> total(rt, 0.0);
+  auto sum = pl::kernel("sum_x", [](auto x, auto total) { total += x; });
+  CHECK_THROWS_WITH(pl::par_loop(sum, s, pl::split_n_across_workgroups{256}, x(pl::READ), total(pl::INC)),
+                    Contains("kernel 'sum_x': its global reductions need 2048 bytes of local memory for a block of "
+                             "256") &&
+                        Contains("has 1024; use a smaller block"));
+  pl::par_loop(sum, s, pl::split_n_across_workgroups{64}, x(pl::READ), total(pl::INC));
+  CHECK(total.value() == 500.0);
+}
+
 TEST_CASE("every strategy covers every element of a range exactly once, up to INT_MAX", "[opencl][strategy]") {
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
   const int n = 100003;
@@ -342,6 +359,17 @@ TEST_CASE("every strategy covers every element of a range exactly once, up to IN
       CHECK(count.value() == std::int64_t{r.end} - r.start);
     }
   }
+}
+
+TEST_CASE("a launch of more than INT_MAX work-items counts each element once", "[opencl][strategy]") {
+  // Blocks of 1000 over the whole int range launch 2147484000 work-items: those past INT_MAX
+  // must find themselves past the end, not wrap around to negative indices.
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+  const pl::Set huge(rt, INT_MAX);
+  pl::Global<std::int64_t> count(rt, 0);
+  auto tally = pl::kernel("tally_all", [](auto count) { count += 1; });
+  pl::par_loop(tally, huge, pl::split_n_across_workgroups{1000}, count(pl::INC));
+  CHECK(count.value() == INT_MAX);
 }
 
 TEST_CASE("stress: every element increments the same target; a mesh of a million edges", "[opencl][stress]") {

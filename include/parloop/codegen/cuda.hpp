@@ -52,7 +52,7 @@ class cuda_dialect final : public dialect {
   std::string buffer(ir::scalar_type t, bool is_const) const override {
     return fmt::format("{}{}* __restrict__", is_const ? "const " : "", type(t));
   }
-  std::string_view work_item() const override { return "(int)(blockIdx.x * blockDim.x + threadIdx.x)"; }
+  std::string_view work_item() const override { return "(long long)blockIdx.x * blockDim.x + threadIdx.x"; }
   std::string_view work_items() const override { return "((long long)gridDim.x * blockDim.x)"; }
   std::string_view local_id() const override { return "(int)threadIdx.x"; }
   std::string_view group_id() const override { return "blockIdx.x"; }

@@ -63,7 +63,8 @@ class dialect {
   virtual std::string kernel_head(std::string_view entry) const = 0;
   // The declaration of a device buffer parameter, without its name.
   virtual std::string buffer(ir::scalar_type t, bool is_const) const = 0;
-  // An int expression: this work-item's index in the whole launch.
+  // A 64-bit expression: this work-item's index in the whole launch (a launch may have more
+  // than INT_MAX work-items).
   virtual std::string_view work_item() const = 0;
   // A 64-bit expression: how many work-items the launch has.
   virtual std::string_view work_items() const = 0;

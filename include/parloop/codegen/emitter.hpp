@@ -313,7 +313,7 @@ class emitter {
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
-    w.line("const int pl_item = {};", d_.work_item());
+    w.line("const {} pl_item = {};", index_type(), d_.work_item());
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const ir::param& p = k_.params[i];
       if (holding_of(p) != holding::constant) continue;

@@ -47,7 +47,7 @@ class opencl_dialect final : public dialect {
   std::string buffer(ir::scalar_type t, bool is_const) const override {
     return fmt::format("__global {}{}* restrict", is_const ? "const " : "", type(t));
   }
-  std::string_view work_item() const override { return "(int)get_global_id(0)"; }
+  std::string_view work_item() const override { return "(long)get_global_id(0)"; }
   std::string_view work_items() const override { return "(long)get_global_size(0)"; }
   std::string_view local_id() const override { return "(int)get_local_id(0)"; }
   std::string_view group_id() const override { return "get_group_id(0)"; }

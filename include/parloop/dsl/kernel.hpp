@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "parloop/cache/kernel_cache.hpp"
+#include "parloop/dsl/aliasing.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
 #include "parloop/ir/builder.hpp"
@@ -64,8 +65,10 @@ class Kernel {
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
     const auto params = dsl::params_of(args...);
-    return state_->cache.get(typeid(std::tuple<Args...>), params,
-                             [&] { return dsl::trace(state_->name, state_->fn, args...); });
+    return state_->cache.get(typeid(std::tuple<Args...>), params, [&] {
+      dsl::check_aliasing(state_->name, params, args...);
+      return dsl::trace(state_->name, state_->fn, args...);
+    });
   }
   detail::kernel_cache& cache() const { return state_->cache; }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "parloop/cache/kernel_cache.hpp"
+#include "parloop/dsl/aliasing.hpp"
 #include "parloop/dsl/kernel.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
@@ -52,6 +53,7 @@ class SourceKernel {
   detail::signature_entry& entry(const Args&... args) const {
     const auto params = dsl::params_of(args...);
     return state_->cache.get(typeid(std::tuple<Args...>), params, [&] {
+      dsl::check_aliasing(state_->name, params, args...);
       ir::kernel k;
       k.name = state_->name;
       k.params.assign(params.begin(), params.end());

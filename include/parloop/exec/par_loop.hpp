@@ -80,6 +80,8 @@ void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
                 "global(mode), after an optional strategy and an optional pl::range");
   check_loop(k.name(), set, r, args...);
+  // The same strategies are refused on every backend, the host included.
+  check_strategy(s);
   const Runtime& rt = set.runtime();
   if (rt.kind() == backend_kind::host) {
     // Tracing checks the rules only a trace can see, so the host refuses what a device would.
@@ -87,7 +89,6 @@ void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args
     run_on_host(k, r, args...);
     return;
   }
-  check_strategy(s);
   launch_on_device(*rt.state()->backend, k, s, r, args...);
 }
 

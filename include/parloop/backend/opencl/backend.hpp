@@ -20,6 +20,7 @@
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_source.hpp"
+#include "parloop/ir/types.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -104,6 +105,18 @@ class backend final : public parloop::detail::device_backend {
     if (static_cast<std::size_t>(source.block) > d.max_work_group_size) {
       throw argument_error(fmt::format("a block of {} work-items exceeds OpenCL device {}'s maximum of {}", source.block,
                                        d.name, d.max_work_group_size));
+    }
+    // Each global reduction combines a block's partials in local memory.
+    std::size_t local = 0;
+    for (const codegen::kernel_buffer& b : source.layout) {
+      if (b.role != codegen::buffer_role::partials) continue;
+      const std::size_t scalar = b.type == ir::scalar_type::int64 || b.type == ir::scalar_type::float64 ? 8 : 4;
+      local += static_cast<std::size_t>(source.block) * static_cast<std::size_t>(b.dim) * scalar;
+    }
+    if (local > d.local_memory) {
+      throw argument_error(fmt::format("kernel '{}': its global reductions need {} bytes of local memory for a block "
+                                       "of {}, and OpenCL device {} has {}; use a smaller block",
+                                       code.kernel, local, source.block, d.name, d.local_memory));
     }
   }
 

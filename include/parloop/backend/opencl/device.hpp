@@ -32,6 +32,7 @@ struct device {
   int compute_units;
   std::size_t max_work_group_size;
   std::size_t max_allocation;
+  std::size_t local_memory;  // CL_DEVICE_LOCAL_MEM_SIZE: bytes of local memory per work-group
 
   bool has_extension(const std::string& e) const {
     return (" " + extensions + " ").find(" " + e + " ") != std::string::npos;
@@ -93,7 +94,8 @@ inline std::vector<device> list_devices() {
                      (detail::device_info<cl_device_type>(id, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0,
                      static_cast<int>(detail::device_info<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS)),
                      detail::device_info<std::size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE),
-                     static_cast<std::size_t>(detail::device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE))});
+                     static_cast<std::size_t>(detail::device_info<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE)),
+                     static_cast<std::size_t>(detail::device_info<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE))});
     }
   }
   return out;

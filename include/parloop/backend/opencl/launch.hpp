@@ -8,12 +8,15 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/backend/opencl/compile.hpp"
 #include "parloop/backend/opencl/device.hpp"
 #include "parloop/backend/opencl/memory.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/core/backend_kind.hpp"
+#include "parloop/error.hpp"
 #include "parloop/exec/device_backend.hpp"
 
 namespace parloop::backend::opencl {
@@ -30,6 +33,15 @@ class launcher final : public parloop::detail::launcher {
     cl_int status = CL_SUCCESS;
     kernel_ = kernel_handle(clCreateKernel(program_.get(), entry_.c_str(), &status));
     check(status, "clCreateKernel");
+    // A kernel may run with fewer work-items per group than the device allows (registers).
+    std::size_t most = 0;
+    check(clGetKernelWorkGroupInfo(kernel_.get(), ctx.device().id, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                                   nullptr),
+          "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+    if (static_cast<std::size_t>(this->block()) > most) {
+      throw argument_error(fmt::format("kernel '{}': a block of {} work-items exceeds the {} OpenCL device {} runs it with",
+                                       entry_, this->block(), most, ctx.device().name));
+    }
   }
 
   // A cl_kernel's arguments are state of the kernel object: set and enqueued by the one thread
