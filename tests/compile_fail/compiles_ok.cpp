@@ -9,4 +9,8 @@ int main() {
   pl::Global<double> g(rt, 0.0), h(rt, 0.0);
   auto k = pl::kernel("k", [](auto x, auto y, auto r, auto g) { y = x * 2; r += x; g = pl::min(g, x); });
   pl::par_loop(k, s, x(pl::READ), y(pl::WRITE), r(pl::INC), g(pl::MIN));
+  // An integer INC takes an integer: a fraction converted on purpose.
+  pl::Dat<std::int32_t> n(s);
+  auto count = pl::kernel("count", [](auto x, auto n) { n += pl::cast<std::int32_t>(x * 0.7); });
+  pl::par_loop(count, s, x(pl::READ), n(pl::INC));
 }

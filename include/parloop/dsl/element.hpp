@@ -116,11 +116,15 @@ class element : public expr<element<Place, Mode, Pos>> {
   template <operand V>
   element& operator+=(const V& v) {
     check_increment();
+    static_assert(rule::not_fraction_into_integer_increment<Pos, Mode, value_type, typename node_t<V>::value_type>,
+                  PARLOOP_MSG_INC_FRACTION);
     return update<ir::op::add>(v);
   }
   template <operand V>
   element& operator-=(const V& v) {
     check_increment();
+    static_assert(rule::not_fraction_into_integer_increment<Pos, Mode, value_type, typename node_t<V>::value_type>,
+                  PARLOOP_MSG_INC_FRACTION);
     return update<ir::op::sub>(v);
   }
   template <operand V>
