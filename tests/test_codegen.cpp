@@ -389,6 +389,17 @@ TEST_CASE("a kernel from source with a syntax error reports the compiler's log",
 #endif
 }
 
+TEST_CASE("a PARLOOP_DUMP_SOURCE that cannot be written is said, and the loops run", "[codegen][dump]") {
+  mesh m;
+  scoped_env env("PARLOOP_DUMP_SOURCE", "/proc/parloop-cannot-write-here");
+  const auto ir = flux_ir(m);
+  for (const auto d : both) {
+    const auto g = cg::generate(*ir, d);
+    CHECK(g.path.empty());
+    CHECK_FALSE(g.text.empty());
+  }
+}
+
 TEST_CASE("a dumped source is named in the compile error", "[codegen][errors]") {
 #if PARLOOP_TEST_CUDA
   mesh m;

@@ -200,3 +200,29 @@ TEST_CASE("validity is a bit mask", "[core][validity]") {
   CHECK_FALSE(pl::has(validity::host, validity::device));
   CHECK((validity::both & validity::device) == validity::device);
 }
+
+TEST_CASE("braced values are values, and a moved-from object is an error", "[core][api]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set cells(rt, 4, "cells"), edges(rt, 3, "edges");
+  const pl::Dat<std::int32_t> ints(cells, {1, 2, 3, 4});
+  CHECK(std::vector<std::int32_t>(ints.host().begin(), ints.host().end()) == std::vector<std::int32_t>{1, 2, 3, 4});
+  CHECK(ints.name().rfind("dat#", 0) == 0);
+  const pl::Dat<double> doubles(cells, {1, 2, 3, 4}, "doubles");
+  CHECK(doubles.host()[3] == 4.0);
+  CHECK_THROWS_WITH((pl::Dat<double>(cells, {1.0, 2.0})), Contains("expected 4 values"));
+  const pl::Map e2c(edges, cells, 2, {0, 1, 1, 2, 2, 3});
+  CHECK(e2c.values()[5] == 3);
+  CHECK(e2c.name().rfind("map#", 0) == 0);
+
+  pl::Dat<double> moved(cells);
+  const pl::Dat<double> kept = std::move(moved);
+  auto k = pl::kernel("touch", [](auto x) { x += 1.0; });
+  CHECK_THROWS_WITH(pl::par_loop(k, cells, moved(pl::INC)), Contains("a Dat that was moved from is used"));
+  pl::Map moved_map = e2c;
+  const pl::Map kept_map = std::move(moved_map);
+  CHECK_THROWS_WITH(pl::par_loop(k, edges, kept(pl::INC, moved_map, 0)), Contains("a Map that was moved from is used"));
+  pl::Global<double> moved_global(rt, 1.0);
+  const pl::Global<double> kept_global = std::move(moved_global);
+  CHECK_THROWS_WITH(moved_global.value(), Contains("a Global that was moved from is used"));
+  CHECK(kept_global.value() == 1.0);
+}

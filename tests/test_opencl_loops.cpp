@@ -241,6 +241,14 @@ TEST_CASE("data moves between host and device only when stale", "[opencl][transf
   pl::par_loop(scale, d.cells, x(pl::RW));
   pl::par_loop(scale, d.cells, x(pl::RW));
   CHECK(t.to_device == 4);
+
+  // A WRITE view is for writing every value: the device's copy is not fetched first.
+  const auto fresh = x.host_view(pl::WRITE);
+  for (double& v : fresh) v = 1.0;
+  CHECK(t.to_host == 2);
+  pl::par_loop(scale, d.cells, x(pl::RW));
+  CHECK(t.to_device == 5);
+  CHECK(x.host()[516] == 2.0);
 }
 
 TEST_CASE("a kernel from C source runs on OpenCL", "[opencl][source]") {

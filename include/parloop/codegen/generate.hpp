@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,7 +80,14 @@ inline generated_source generate(const ir::kernel& k, dialect_kind kind, const s
   if (dir != nullptr && *dir != '\0') {
     const std::string file = fmt::format("{}-{:016x}.{}", out.entry, XXH3_64bits(out.text.data(), out.text.size()),
                                          d.extension());
-    out.path = detail::dump_source(dir, file, out.text);
+    // Dumping is an aid, not the loop's work: a folder that cannot be written is said once, and
+    // the loops run.
+    try {
+      out.path = detail::dump_source(dir, file, out.text);
+    } catch (const error& e) {
+      static std::atomic<bool> warned{false};
+      if (!warned.exchange(true)) std::fprintf(stderr, "%s; generated sources are not dumped\n", e.what());
+    }
   }
   return out;
 }

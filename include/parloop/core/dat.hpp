@@ -2,6 +2,7 @@
 // Dat: Dim values of type T on every element of a set.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,6 +36,9 @@ class Dat {
   // From host data: set.size() * Dim values, element by element.
   Dat(const Set& set, std::span<const T> values, std::string name = {})
       : Dat(set, std::vector<T>(values.begin(), values.end()), std::move(name)) {}
+  // Braced values are values (without this, `{1, 2, 3}` would become the name).
+  Dat(const Set& set, std::initializer_list<T> values, std::string name = {})
+      : Dat(set, std::vector<T>(values.begin(), values.end()), std::move(name)) {}
 
   Dat(const Set& set, std::vector<T> values, std::string name) {
     if (name.empty()) name = detail::default_name("dat");
@@ -46,40 +50,46 @@ class Dat {
     state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name));
   }
 
-  const Set& set() const { return *state_->set; }
-  const std::string& name() const { return state_->name; }
+  const Set& set() const { return *state().set; }
+  const std::string& name() const { return state().name; }
   // Number of values: set().size() * dim.
-  std::size_t size() const { return state_->host.size(); }
+  std::size_t size() const { return state().host.size(); }
 
   // The current values, copied back from the device first if they are stale there.
   std::span<const T> host() const { return host_view(READ); }
   std::span<const T> host_view(access_tag<access::read>) const {
-    state_->array.ensure_host(state_->device());
-    return state_->host;
+    state().array.ensure_host(state().device());
+    return state().host;
   }
-  // For writing on the host: afterwards the device copy is stale.
+  // For writing on the host: afterwards the device copy is stale. A WRITE view is for writing
+  // every value, so a stale host copy is not fetched first; an RW view fetches it.
   template <access Mode>
     requires(Mode == access::write || Mode == access::rw)
   std::span<T> host_view(access_tag<Mode>) {
-    state_->array.host_written(state_->device());
-    return state_->host;
+    if constexpr (Mode == access::write) state().array.host_overwritten();
+    else state().array.host_written(state().device());
+    return state().host;
   }
 
   // Arguments of par_loop: direct, through one slot of a map, or through the whole map.
   template <access Mode>
   arg<T, Dim, Mode, arg_kind::direct> operator()(access_tag<Mode>) const {
-    return {state_.get()};
+    return {&state()};
   }
   template <access Mode>
   arg<T, Dim, Mode, arg_kind::indirect> operator()(access_tag<Mode>, const Map& map, int slot) const {
-    return {state_.get(), &map.state(), slot};
+    return {&state(), &map.state(), slot};
   }
   template <access Mode>
   arg<T, Dim, Mode, arg_kind::whole_map> operator()(access_tag<Mode>, const Map& map) const {
-    return {state_.get(), &map.state(), 0};
+    return {&state(), &map.state(), 0};
   }
 
-  detail::array_state<T>& state() const { return *state_; }
+  // A dat moved from holds nothing: using it is an error, not a crash.
+  detail::array_state<T>& state() const {
+    if (!state_) throw argument_error("a Dat that was moved from is used");
+    return *state_;
+  }
 
  private:
   std::shared_ptr<detail::array_state<T>> state_;

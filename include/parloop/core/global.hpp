@@ -12,6 +12,7 @@
 #include "parloop/core/arg.hpp"
 #include "parloop/core/array_state.hpp"
 #include "parloop/core/runtime.hpp"
+#include "parloop/error.hpp"
 
 namespace parloop {
 
@@ -36,7 +37,7 @@ class Global {
                                                       std::move(name));
   }
 
-  const std::string& name() const { return state_->name; }
+  const std::string& name() const { return state().name; }
 
   // Waits for the device if the value was computed there, then reads it.
   T value() const
@@ -45,9 +46,9 @@ class Global {
     return values()[0];
   }
   std::array<T, Dim> values() const {
-    state_->array.ensure_host(state_->device());
+    state().array.ensure_host(state().device());
     std::array<T, Dim> out{};
-    for (int k = 0; k < Dim; ++k) out[static_cast<std::size_t>(k)] = state_->host[static_cast<std::size_t>(k)];
+    for (int k = 0; k < Dim; ++k) out[static_cast<std::size_t>(k)] = state().host[static_cast<std::size_t>(k)];
     return out;
   }
   void set_value(T value)
@@ -56,18 +57,23 @@ class Global {
     set_values({value});
   }
   void set_values(const std::array<T, Dim>& values) {
-    state_->array.host_written(state_->device());
-    std::copy(values.begin(), values.end(), state_->host.begin());
+    // Every value is set: nothing to fetch from the device first.
+    state().array.host_overwritten();
+    std::copy(values.begin(), values.end(), state().host.begin());
   }
 
   template <access Mode>
   arg<T, Dim, Mode, arg_kind::global> operator()(access_tag<Mode>) const {
     static_assert(Mode == access::read || Mode == access::inc || Mode == access::min || Mode == access::max,
                   "parloop: a Global is pl::READ (a constant) or pl::INC, pl::MIN, pl::MAX (a reduction)");
-    return {state_.get()};
+    return {&state()};
   }
 
-  detail::array_state<T>& state() const { return *state_; }
+  // A global moved from holds nothing: using it is an error, not a crash.
+  detail::array_state<T>& state() const {
+    if (!state_) throw argument_error("a Global that was moved from is used");
+    return *state_;
+  }
 
  private:
   std::shared_ptr<detail::array_state<T>> state_;

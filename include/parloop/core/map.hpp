@@ -2,6 +2,7 @@
 // Map: for each element of one set, `arity` elements of another (edge -> its two cells).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -37,6 +38,10 @@ struct map_state {
 
 class Map {
  public:
+  // Braced values are values (without this, `{0, 1, 1, 2}` would become the name).
+  Map(const Set& from, const Set& to, int arity, std::initializer_list<index_t> values, std::string name = {})
+      : Map(from, to, arity, std::span<const index_t>(values.begin(), values.size()), std::move(name)) {}
+
   // values holds from.size() * arity entries, row by row; each must index into `to`.
   Map(const Set& from, const Set& to, int arity, std::span<const index_t> values, std::string name = {}) {
     if (name.empty()) name = detail::default_name("map");
@@ -61,15 +66,19 @@ class Map {
                                                  std::vector<index_t>(values.begin(), values.end()), std::move(name));
   }
 
-  const Set& from() const { return state_->from; }
-  const Set& to() const { return state_->to; }
-  int arity() const { return state_->arity; }
-  const std::string& name() const { return state_->name; }
-  std::span<const index_t> values() const { return state_->values; }
+  const Set& from() const { return state().from; }
+  const Set& to() const { return state().to; }
+  int arity() const { return state().arity; }
+  const std::string& name() const { return state().name; }
+  std::span<const index_t> values() const { return state().values; }
 
   friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }
 
-  detail::map_state& state() const { return *state_; }
+  // A map moved from holds nothing: using it is an error, not a crash.
+  detail::map_state& state() const {
+    if (!state_) throw argument_error("a Map that was moved from is used");
+    return *state_;
+  }
 
  private:
   std::shared_ptr<detail::map_state> state_;

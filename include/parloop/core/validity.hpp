@@ -70,6 +70,8 @@ class mirrored_array {
     if (device != nullptr) ensure_host(device);
     valid_ = validity::host;
   }
+  // Before the host writes every value: nothing to fetch, and afterwards only the host copy is current.
+  void host_overwritten() { valid_ = validity::host; }
   // Before a device loop reads: allocate on first use, upload only if the device copy is stale.
   device_buffer& ensure_device(device_memory& device) {
     if (!buffer_) buffer_ = device.allocate(bytes_);
