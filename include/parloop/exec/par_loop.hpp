@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "parloop/backend/host/launch.hpp"
 #include "parloop/core/arg.hpp"
@@ -45,6 +46,38 @@ std::shared_ptr<const ir::kernel> kernel_ir(const SourceKernel& k, const Args&..
   return k.ir(args...);
 }
 
+// Whether a kernel can take par_loop's arguments as its tracer passes them, and returns nothing.
+// A kernel from source always can: its C function is checked by the device compiler.
+template <class F, class... Args, std::size_t... Pos>
+constexpr bool takes_arguments(std::index_sequence<Pos...>) {
+  return std::is_invocable_v<const F&, decltype(dsl::symbolic_accessor<Pos>(std::declval<const Args&>()))...>;
+}
+template <class F, class... Args, std::size_t... Pos>
+constexpr bool returns_nothing(std::index_sequence<Pos...>) {
+  return std::is_void_v<
+      std::invoke_result_t<const F&, decltype(dsl::symbolic_accessor<Pos>(std::declval<const Args&>()))...>>;
+}
+template <class K, class... Args>
+struct kernel_fits : std::true_type {};
+template <class F, class... Args>
+struct kernel_fits<Kernel<F>, Args...> {
+  static constexpr bool takes = takes_arguments<F, Args...>(std::index_sequence_for<Args...>{});
+  static_assert(takes,
+                "parloop: the kernel lambda cannot take par_loop's arguments: it takes one `auto` parameter per "
+                "argument after the set (and the optional strategy and range), in order, by value -- not auto&");
+  static constexpr bool value = [] {
+    if constexpr (takes) {
+      constexpr bool nothing = returns_nothing<F, Args...>(std::index_sequence_for<Args...>{});
+      static_assert(nothing,
+                    "parloop: a kernel returns nothing: it writes its results into its pl::WRITE, pl::RW, pl::INC, "
+                    "pl::MIN or pl::MAX arguments");
+      return nothing;
+    } else {
+      return false;
+    }
+  }();
+};
+
 template <class F, class... Args>
 void run_on_host(const Kernel<F>& k, range r, const Args&... args) {
   backend::host::launch(k.function(), r, args...);
@@ -68,6 +101,8 @@ inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_
 // sees the others.
 template <class K, class... Args>
 void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args&... args);
+template <class K, class... Args>
+void run_checked(const K& k, const Set& set, const strategy& s, range r, const Args&... args);
 template <class K, class S, class... Rest>
   requires is_strategy<S>
 void run_loop(const K& k, const Set& set, const strategy&, range r, const S& s, const Rest&... rest);
@@ -79,6 +114,14 @@ void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args
   static_assert((is_loop_arg<Args> && ...),
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
                 "global(mode), after an optional strategy and an optional pl::range");
+  // Nothing below is instantiated for a kernel that cannot run: one message, not a page.
+  if constexpr (std::conjunction_v<std::bool_constant<(is_loop_arg<Args> && ...)>, kernel_fits<K, Args...>>) {
+    run_checked(k, set, s, r, args...);
+  }
+}
+
+template <class K, class... Args>
+void run_checked(const K& k, const Set& set, const strategy& s, range r, const Args&... args) {
   check_loop(k.name(), set, r, args...);
   // The same strategies are refused on every backend, the host included.
   check_strategy(s);
