@@ -38,10 +38,9 @@ struct compiled_kernel {
   compiled_kernel(std::uint64_t backend_id, const strategy& s) : backend(backend_id), launch(s) {}
   const std::uint64_t backend;
   const strategy launch;
-  // Set once built (then `ready` is true); reset when the backend closes. Guarded by the
-  // cache's mutex, except that a launch on this backend reads it once published.
+  // Null while being built; reset when the backend closes. Guarded by the cache's mutex, except
+  // that a launch on this backend reads it once published.
   std::unique_ptr<launcher> loaded;
-  bool ready = false;
 };
 
 struct signature_entry {
@@ -182,7 +181,7 @@ class kernel_cache {
     while (true) {
       const auto it = std::find_if(e.compiled.begin(), e.compiled.end(), matches);
       if (it == e.compiled.end()) break;
-      if ((*it)->ready) {
+      if ((*it)->loaded != nullptr) {
         slot.store(it->get(), std::memory_order_release);
         return *(*it)->loaded;
       }
@@ -204,7 +203,6 @@ class kernel_cache {
     compiles_.fetch_add(1);
     lock.lock();
     c->loaded = std::move(loaded);
-    c->ready = true;
     slot.store(c, std::memory_order_release);
     st.changed.notify_all();
     return *c->loaded;
