@@ -127,24 +127,24 @@ TEST_CASE("the entry point and its parameters", "[codegen][names]") {
   CHECK((buffers[2].role == cg::buffer_role::map && buffers[2].index == 0));
 
   const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
-  CHECK(has_line(cl, "__kernel void flux(const int pl_start, const int pl_end,"));
+  CHECK(has_line(cl, "__kernel void pl_kernel_flux(const int pl_start, const int pl_end,"));
   CHECK(has_line(cl, "__global const double* restrict data0,"));
   CHECK(has_line(cl, "__global double* restrict data1,"));
   CHECK(has_line(cl, "__global const int* restrict map0) {"));
   CHECK(has_line(cl, "const long pl_item = (long)get_global_id(0);"));
 
   const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
-  CHECK(has_line(cu, "extern \"C\" __global__ void flux(const int pl_start, const int pl_end,"));
+  CHECK(has_line(cu, "extern \"C\" __global__ void pl_kernel_flux(const int pl_start, const int pl_end,"));
   CHECK(has_line(cu, "const double* __restrict__ data0,"));
   CHECK(has_line(cu, "const long long pl_item = (long long)blockIdx.x * blockDim.x + threadIdx.x;"));
 
   for (const auto d : both) {
     const std::string s = cg::generate(*ir, d).text;
-    // The user's let names, made unique, one statement per line.
-    CHECK(has_line(s, "double f = 0.5 * (arg0[0] + arg1[0]);"));
-    CHECK(has_line(s, "double f_3 = 0.5 * (arg0[3] + arg1[3]);"));
-    CHECK(has_line(s, "arg2[3] += f_3;"));
-    CHECK(has_line(s, "arg3[3] -= f_3;"));
+    // The user's let names, made unique and prefixed l_, one statement per line.
+    CHECK(has_line(s, "double l_f = 0.5 * (arg0[0] + arg1[0]);"));
+    CHECK(has_line(s, "double l_f_3 = 0.5 * (arg0[3] + arg1[3]);"));
+    CHECK(has_line(s, "arg2[3] += l_f_3;"));
+    CHECK(has_line(s, "arg3[3] -= l_f_3;"));
   }
 }
 
@@ -265,13 +265,13 @@ TEST_CASE("types, literals and math names per dialect", "[codegen][types]") {
   const auto ir = k.traced(m.w(pl::RW), m.n(pl::READ, m.e2c, 0), m.total(pl::INC));
   const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
   const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
-  CHECK(has_line(cl, "float a = arg0[0] * 0.5f;"));
-  CHECK(has_line(cl, "float b = sqrt(arg0[1]) + pow(a, 2.0f);"));
-  CHECK(has_line(cu, "float b = sqrtf(arg0[1]) + powf(a, 2.0f);"));
-  CHECK(has_line(cl, "long c = arg1[0] + 3000000000L;"));
-  CHECK(has_line(cu, "long long c = arg1[0] + 3000000000LL;"));
-  CHECK(has_line(cl, "float d = ((arg0[0] > 0.0f) ? a : b) + floor(((float)c));"));
-  CHECK(has_line(cu, "float d = ((arg0[0] > 0.0f) ? a : b) + floorf(((float)c));"));
+  CHECK(has_line(cl, "float l_a = arg0[0] * 0.5f;"));
+  CHECK(has_line(cl, "float l_b = sqrt(arg0[1]) + pow(l_a, 2.0f);"));
+  CHECK(has_line(cu, "float l_b = sqrtf(arg0[1]) + powf(l_a, 2.0f);"));
+  CHECK(has_line(cl, "long l_c = arg1[0] + 3000000000L;"));
+  CHECK(has_line(cu, "long long l_c = arg1[0] + 3000000000LL;"));
+  CHECK(has_line(cl, "float l_d = ((arg0[0] > 0.0f) ? l_a : l_b) + floor(((float)l_c));"));
+  CHECK(has_line(cu, "float l_d = ((arg0[0] > 0.0f) ? l_a : l_b) + floorf(((float)l_c));"));
   // sqrt of an integer is sqrt of a double, as in C++; so is pow of a float and an int.
   CHECK(has_line(cl, "arg2[0] += sqrt((double)arg1[0]);"));
   auto promoted = pl::kernel("promoted", [](auto w, auto total) { total += pl::pow(w[0], 2); });
@@ -299,12 +299,12 @@ TEST_CASE("control flow is written as C", "[codegen][control]") {
   const auto ir = k.traced(m.w(pl::RW), count(pl::READ));
   for (const auto d : both) {
     const std::string s = cg::generate(*ir, d).text;
-    CHECK(has_line(s, "float s = 0.0f;"));
-    CHECK(has_line(s, "for (int i = 0; i < arg1[0]; ++i) {"));
-    CHECK(has_line(s, "if ((i % 2) == 0) {"));
-    CHECK(has_line(s, "s += arg0[0];"));
+    CHECK(has_line(s, "float l_s = 0.0f;"));
+    CHECK(has_line(s, "for (int l_i = 0, pl_bound1 = arg1[0]; l_i < pl_bound1; ++l_i) {"));
+    CHECK(has_line(s, "if ((l_i % 2) == 0) {"));
+    CHECK(has_line(s, "l_s += arg0[0];"));
     CHECK(has_line(s, "} else {"));
-    CHECK(has_line(s, "s -= arg0[1];"));
+    CHECK(has_line(s, "l_s -= arg0[1];"));
   }
 }
 
@@ -314,7 +314,7 @@ TEST_CASE("kernels from C source get the same wrapper", "[codegen][source]") {
   const auto ir = k.ir(m.q(pl::READ, m.e2c, 0), m.q(pl::READ, m.e2c, 1), m.res(pl::INC, m.e2c, 0), m.total(pl::INC));
   for (const auto d : both) {
     const auto g = cg::generate(*ir, d);
-    CHECK(g.entry == "pl_smooth");
+    CHECK(g.entry == "pl_kernel_smooth");
     CHECK_THAT(g.text, Contains("void smooth(const double* a"));
     CHECK(has_line(g.text, "smooth(arg0, arg1, arg2, arg3);"));
     CHECK(has_line(g.text, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_add_f64(&data1[arg2_at + pl_k], arg2[pl_k]);"));
@@ -429,7 +429,7 @@ TEST_CASE("generated kernels compile with both real compilers", "[codegen][compi
 #endif
 #if PARLOOP_TEST_CUDA
   const auto cu = pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), "sm_90");
-  CHECK(cu.entry == "flux");
+  CHECK(cu.entry == "pl_kernel_flux");
   // A CUBIN is an ELF file.
   REQUIRE(cu.binary.size() > 4);
   CHECK((cu.binary[0] == 0x7f && cu.binary[1] == 'E' && cu.binary[2] == 'L' && cu.binary[3] == 'F'));

@@ -125,11 +125,17 @@ TEST_CASE("let names are kept, made unique, and checked", "[dsl][let]") {
   auto bad = pl::kernel("bad_name", [](auto x, auto y) { y = pl::let("two words", x); });
   CHECK_THROWS_AS(pl::par_loop(bad, s, x(pl::READ), y(pl::WRITE)), pl::trace_error);
   CHECK_THROWS_WITH(pl::par_loop(bad, s, x(pl::READ), y(pl::WRITE)), Contains("'two words' cannot name a local"));
-  auto reserved = pl::kernel("reserved", [](auto x, auto y) { y = pl::let("float", x); });
-  CHECK_THROWS_WITH(pl::par_loop(reserved, s, x(pl::READ), y(pl::WRITE)), Contains("'float' cannot name a local"));
+  // A keyword is a C identifier: the generated source prefixes locals, so it is a fine name.
+  auto keyword = pl::kernel("float", [](auto x, auto y) { y = pl::let("float", x); });
+  CHECK_NOTHROW(pl::par_loop(keyword, s, x(pl::READ), y(pl::WRITE)));
+  CHECK(keyword.traced(x(pl::READ), y(pl::WRITE))->locals[0].name == "float");
 
   CHECK_THROWS_AS(pl::kernel("not a name", [](auto) {}), pl::argument_error);
-  CHECK_THROWS_WITH(pl::kernel("pl_kernel", [](auto) {}), Contains("kernel name 'pl_kernel'"));
+  CHECK_THROWS_WITH(pl::kernel("9lives", [](auto) {}), Contains("kernel name '9lives' is not a C identifier"));
+  // A source kernel's function is called by the entry point: it cannot take the entry's names.
+  CHECK_THROWS_WITH(pl::kernel_from_source("pl_step", "void pl_step(double* x) {}"),
+                    Contains("kernel_from_source name 'pl_step' is a name of the generated entry point"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("data0", "void data0(double* x) {}"), Contains("'data0'"));
 }
 
 TEST_CASE("a copied local is a new local, as a copied C++ variable is", "[dsl][let]") {

@@ -523,7 +523,7 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
     const auto built = backend.build(source);
     const pl::cache::kernel_record record = built->record();
     CHECK(record.backend == pl::backend_kind::opencl);
-    CHECK(record.entry == "flux");
+    CHECK(record.entry == "pl_kernel_flux");
     CHECK_FALSE(record.binary.empty());
     CHECK(record.grid == source.grid);
     CHECK(record.block == pl::detail::block_size(s));

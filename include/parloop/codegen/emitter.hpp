@@ -26,9 +26,11 @@
 
 namespace parloop::codegen {
 
-// The name of the entry point: the kernel's own name, or for a kernel from source (whose
-// function has that name) the name with a pl_ prefix, which user kernels cannot take.
-inline std::string entry_name(const ir::kernel& k) { return k.raw_source.empty() ? k.name : "pl_" + k.name; }
+// Every name the generated code makes up starts with pl_, or is arg<N>, data<N> or map<N>;
+// the entry point is pl_kernel_<name>, and a local of the kernel is l_<name>. So no name a
+// user picks can meet a keyword, macro or built-in of a device language (step, read_only,
+// M_PI), or a name of the generated code.
+inline std::string entry_name(const ir::kernel& k) { return "pl_kernel_" + k.name; }
 
 class emitter {
  public:
@@ -61,6 +63,7 @@ class emitter {
   enum class holding { in_place, private_copy, partial, constant };
 
   bool raw() const { return !k_.raw_source.empty(); }
+  std::string local(ir::id l) const { return "l_" + k_.locals.at(l).name; }
 
   holding holding_of(const ir::param& p) const {
     if (is_global_reduction(p)) return holding::partial;
@@ -132,7 +135,7 @@ class emitter {
       case ir::expr_kind::element:
         return e.b == ir::no_id ? fmt::format("arg{}[{}]", e.a, expr(e.c))
                                 : fmt::format("arg{}[{}][{}]", e.a, expr(e.b), expr(e.c));
-      case ir::expr_kind::local: return k_.locals.at(e.a).name;
+      case ir::expr_kind::local: return local(e.a);
       case ir::expr_kind::unary: type(e.type); return fmt::format("({}{})", ir::op_name(e.o), expr(e.a));
       case ir::expr_kind::binary:
         type(e.type);
@@ -168,7 +171,7 @@ class emitter {
   void statement(source_writer& w, const ir::stmt& s) {
     switch (s.kind) {
       case ir::stmt_kind::let:
-        w.line("{} {} = {};", type(k_.locals[s.target].type), k_.locals[s.target].name, value(s.value));
+        w.line("{} {} = {};", type(k_.locals[s.target].type), local(s.target), value(s.value));
         return;
       case ir::stmt_kind::assign: w.line("{} = {};", expr(s.target), value(s.value)); return;
       case ir::stmt_kind::update:
@@ -190,8 +193,12 @@ class emitter {
         w.close();
         return;
       case ir::stmt_kind::for_: {
-        const ir::local& v = k_.locals[s.target];
-        w.open("for ({} {} = {}; {} < {}; ++{})", type(v.type), v.name, value(s.value), v.name, value(s.hi), v.name);
+        // The bound is read once, before the first pass, as on the host: a body that changes
+        // a local in it does not change how often the loop runs.
+        const std::string v = local(s.target);
+        const std::string end = fmt::format("pl_bound{}", s.target);
+        w.open("for ({} {} = {}, {} = {}; {} < {}; ++{})", type(k_.locals[s.target].type), v, value(s.value), end,
+               value(s.hi), v, end, v);
         block(w, s.block);
         w.close();
         return;

@@ -70,7 +70,7 @@ inline std::string dump_source(const std::filesystem::path& dir, const std::stri
 }  // namespace detail
 
 // The kernel as source in one dialect, for one launch strategy. With
-// PARLOOP_DUMP_SOURCE=<dir>, the source is also written there as <entry>-<hash of the text>.<cl|cu>.
+// PARLOOP_DUMP_SOURCE=<dir>, the source is also written there as <kernel name>-<hash of the text>.<cl|cu>.
 inline generated_source generate(const ir::kernel& k, dialect_kind kind, const strategy& s = split_n_across_workgroups{}) {
   const dialect& d = dialect_of(kind);
   emitter e(k, d, s);
@@ -78,7 +78,7 @@ inline generated_source generate(const ir::kernel& k, dialect_kind kind, const s
   out.needs = e.needs();
   const char* dir = std::getenv("PARLOOP_DUMP_SOURCE");
   if (dir != nullptr && *dir != '\0') {
-    const std::string file = fmt::format("{}-{:016x}.{}", out.entry, XXH3_64bits(out.text.data(), out.text.size()),
+    const std::string file = fmt::format("{}-{:016x}.{}", out.kernel, XXH3_64bits(out.text.data(), out.text.size()),
                                          d.extension());
     // Dumping is an aid, not the loop's work: a folder that cannot be written is said once, and
     // the loops run.

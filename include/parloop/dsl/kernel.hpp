@@ -2,8 +2,10 @@
 // pl::kernel: a named kernel lambda and what has been traced from it.
 #pragma once
 
+#include <cctype>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <typeindex>
 #include <utility>
@@ -19,11 +21,30 @@ namespace parloop {
 
 namespace detail {
 
+// A traced kernel's name only names its entry point, pl_kernel_<name>: any C identifier will
+// do.
 inline void check_kernel_name(const std::string& name) {
-  if (!ir::detail::is_identifier(name) || ir::detail::is_reserved_word(name)) {
+  if (!ir::detail::is_identifier(name)) {
     throw argument_error("kernel name '" + name +
-                         "' cannot name generated code: use a C identifier that is not a keyword and does not "
-                         "start with pl_ or __");
+                         "' is not a C identifier: use letters, digits and _, not starting with a digit");
+  }
+}
+
+// Whether s is `prefix` followed by a digit: the names of the entry point's own variables
+// (arg0, data1, map0).
+inline bool is_generated_name(std::string_view s, std::string_view prefix) {
+  return s.size() > prefix.size() && s.starts_with(prefix) && std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
+}
+
+// A source kernel's name is also its C function's, which the entry point calls: it must not
+// be one of the entry point's own names.
+inline void check_source_kernel_name(const std::string& name) {
+  check_kernel_name(name);
+  if (name.starts_with("pl_") || is_generated_name(name, "arg") || is_generated_name(name, "data") ||
+      is_generated_name(name, "map")) {
+    throw argument_error("kernel_from_source name '" + name +
+                         "' is a name of the generated entry point (pl_..., arg<N>, data<N>, map<N>): "
+                         "name the C function otherwise");
   }
 }
 

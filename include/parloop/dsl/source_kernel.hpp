@@ -32,7 +32,7 @@ struct source_kernel_state {
 class SourceKernel {
  public:
   SourceKernel(std::string name, std::string source) {
-    detail::check_kernel_name(name);
+    detail::check_source_kernel_name(name);
     if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
       throw argument_error("kernel_from_source '" + name + "': the source is empty");
     }

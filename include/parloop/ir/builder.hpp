@@ -45,28 +45,6 @@ inline bool is_identifier(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// Whether s is `prefix` followed by a digit: the generated code's own names (arg0, data1, map0).
-inline bool is_generated_name(std::string_view s, std::string_view prefix) {
-  return s.size() > prefix.size() && s.starts_with(prefix) && std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
-}
-
-// Names a generated local must not take: words of C, OpenCL C and CUDA, the built-ins and
-// math functions the generated code calls, and the generated code's own names.
-inline bool is_reserved_word(std::string_view s) {
-  static constexpr std::string_view words[] = {
-      "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-      "enum", "extern", "float", "for", "goto", "half", "if", "inline", "int", "long", "register",
-      "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-      "unsigned", "void", "volatile", "while", "kernel", "global", "local", "constant", "private",
-      "true", "false", "size_t", "uint", "ulong", "uchar", "ushort", "sqrt", "fabs", "exp", "log", "pow",
-      "min", "max", "sin", "cos", "tan", "atan2", "floor", "ceil", "sqrtf", "fabsf", "expf", "logf", "powf",
-      "sinf", "cosf", "tanf", "atan2f", "floorf", "ceilf", "fmin", "fmax", "blockIdx", "blockDim",
-      "threadIdx", "gridDim", "get_global_id", "INFINITY", "NAN", "new", "delete", "this", "template"};
-  return std::find(std::begin(words), std::end(words), s) != std::end(words) || s.starts_with("pl_") || s.starts_with("__") ||
-         s.starts_with("atom") || s.starts_with("as_") || is_generated_name(s, "arg") ||
-         is_generated_name(s, "data") || is_generated_name(s, "map");
-}
-
 }  // namespace detail
 
 class builder {
@@ -157,9 +135,11 @@ class builder {
 
   id new_local(std::string_view requested, scalar_type t, std::string_view fallback) {
     std::string base(requested.empty() ? fallback : requested);
-    if (!requested.empty() && (!detail::is_identifier(base) || detail::is_reserved_word(base))) {
-      throw trace_error(fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier that is not a "
-                                    "keyword and does not start with pl_ or __", k_.name, base));
+    // Any C identifier will do: the generated source gives locals a prefix of their own, so
+    // that no keyword, macro or built-in of a device language can meet them.
+    if (!requested.empty() && !detail::is_identifier(base)) {
+      throw trace_error(fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
+                                    "and _, not starting with a digit)", k_.name, base));
     }
     // The next suffix to try is kept per base name, so that naming n locals alike costs O(n),
     // not a scan of every local for every candidate.
