@@ -2,8 +2,10 @@
 // Map: for each element of one set, `arity` elements of another (edge -> its two cells).
 #pragma once
 
+#include <atomic>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +35,46 @@ struct map_state {
   std::string name;
   // Map values never change: uploaded once, on first device use.
   mirrored_array array;
+
+  // Two elements of `from` that a loop over [start, end) sends to one target through `slot`
+  // (through any slot when slot is whole_map), or nothing when every target is distinct.
+  // Whether the whole set's targets are distinct is computed once per slot and kept, since
+  // the values never change; only a map on which they are not is looked at range by range.
+  static constexpr int whole_map = -1;
+  struct collision {
+    index_t first, second, target;
+  };
+  std::optional<collision> first_collision(int slot, index_t start, index_t end) const {
+    std::atomic<signed char>& known = targets[static_cast<std::size_t>(slot + 1)];
+    const signed char k = known.load(std::memory_order_relaxed);
+    if (k == all_distinct) return std::nullopt;
+    if (k == not_known) {
+      const std::optional<collision> c = collision_in(slot, 0, from.size());
+      known.store(c ? some_collide : all_distinct, std::memory_order_relaxed);
+      if (!c || (start == 0 && end == from.size())) return c;
+    }
+    return collision_in(slot, start, end);
+  }
+
+ private:
+  std::optional<collision> collision_in(int slot, index_t start, index_t end) const {
+    std::vector<index_t> reached_from(static_cast<std::size_t>(to.size()), -1);
+    const int first_slot = slot == whole_map ? 0 : slot;
+    const int last_slot = slot == whole_map ? arity - 1 : slot;
+    for (index_t e = start; e < end; ++e) {
+      for (int j = first_slot; j <= last_slot; ++j) {
+        const index_t t = values[static_cast<std::size_t>(e) * static_cast<std::size_t>(arity) + static_cast<std::size_t>(j)];
+        index_t& seen = reached_from[static_cast<std::size_t>(t)];
+        if (seen >= 0) return collision{seen, e, t};
+        seen = e;
+      }
+    }
+    return std::nullopt;
+  }
+  // Per slot, whole map first: what is known of the targets over the whole set.
+  static constexpr signed char not_known = 0, some_collide = 1, all_distinct = 2;
+  mutable std::vector<std::atomic<signed char>> targets =
+      std::vector<std::atomic<signed char>>(static_cast<std::size_t>(arity) + 1);
 };
 }  // namespace detail
 

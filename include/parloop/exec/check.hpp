@@ -15,8 +15,27 @@
 
 namespace parloop::detail {
 
+// An RW or WRITE argument through a map is copied in, changed and stored back by each element:
+// two elements that reach one target would race on a device (one store lost) and not on the
+// host. Until loops are coloured, such a loop is refused on every backend.
 template <class T, int Dim, access Mode, arg_kind Kind>
-void check_arg(const std::string& kernel, const Set& set, std::size_t pos, const arg<T, Dim, Mode, Kind>& a) {
+void check_distinct_targets(const std::string& where, range r, const arg<T, Dim, Mode, Kind>& a) {
+  const int slot = Kind == arg_kind::whole_map ? map_state::whole_map : a.slot;
+  const auto c = a.map->first_collision(slot, r.start, r.end);
+  if (!c) return;
+  const std::string through = Kind == arg_kind::whole_map ? fmt::format("map '{}'", a.map->name)
+                                                          : fmt::format("slot {} of map '{}'", a.slot, a.map->name);
+  throw argument_error(fmt::format(
+      "{}: dat '{}' is declared {} through {}, which sends elements {} and {} both to element {} of '{}': their "
+      "stores would race on a device. Declare it pl::INC if the kernel adds to it (pl::MIN / pl::MAX for a "
+      "minimum / maximum), or loop over a map whose targets are distinct; loops are not coloured yet",
+      where, a.data->name, Mode == access::rw ? "pl::RW" : "pl::WRITE", through, c->first, c->second, c->target,
+      a.map->to.name()));
+}
+
+template <class T, int Dim, access Mode, arg_kind Kind>
+void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos,
+               const arg<T, Dim, Mode, Kind>& a) {
   const auto where = [&] { return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos); };
   if (!(a.data->runtime == set.runtime())) {
     throw argument_error(fmt::format("{}: '{}' belongs to another runtime than the set", where(), a.data->name));
@@ -39,12 +58,14 @@ void check_arg(const std::string& kernel, const Set& set, std::size_t pos, const
       throw argument_error(fmt::format("{}: slot {} of map '{}', which has arity {}", where(), a.slot, a.map->name,
                                        a.map->arity));
     }
+    if constexpr (Mode == access::rw || Mode == access::write) check_distinct_targets(where(), r, a);
   }
 }
 
 template <class... Args, std::size_t... Pos>
-void check_args(const std::string& kernel, const Set& set, std::index_sequence<Pos...>, const Args&... args) {
-  (check_arg(kernel, set, Pos, args), ...);
+void check_args(const std::string& kernel, const Set& set, range r, std::index_sequence<Pos...>,
+                const Args&... args) {
+  (check_arg(kernel, set, r, Pos, args), ...);
 }
 
 template <class... Args>
@@ -53,7 +74,7 @@ void check_loop(const std::string& kernel, const Set& set, range r, const Args&.
     throw argument_error(fmt::format("par_loop '{}': range [{}, {}) is not within set '{}' of size {}", kernel,
                                      r.start, r.end, set.name(), set.size()));
   }
-  check_args(kernel, set, std::index_sequence_for<Args...>{}, args...);
+  check_args(kernel, set, r, std::index_sequence_for<Args...>{}, args...);
 }
 
 }  // namespace parloop::detail
