@@ -7,6 +7,7 @@
 //  - a loop with a global SUM against the same loop without one, per loop (small and large);
 //  - the cold first par_loop of a new kernel (trace, generate, build, first launch) against
 //    clBuildProgram + clCreateKernel + the first launch of the same source, by hand;
+//  - a gather by a computed index with the device-side index check against without it;
 //  - tracing time against the number of pl::let locals.
 // Each figure is the median of repeated timings after a warm-up; ratios are parloop's time
 // over the baseline's (below 1: parloop is faster). The device compilers' own disk caches
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -116,11 +118,10 @@ int main(int argc, char** argv) {
   auto triad = pl::kernel("triad", [](auto a, auto b, auto c, auto s) { a = b + s * c; });
   hand_kernel each(ctx, hand_source, "triad_each");
   hand_kernel slice(ctx, hand_source, "triad_slice");
-  const std::string generated =
+  const pl::codegen::generated_source generated =
       pl::codegen::generate(*triad.traced(a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ)),
-                            pl::codegen::dialect_kind::opencl, pl::split_n_across_workgroups{256})
-          .text;
-  hand_kernel same(ctx, generated.c_str(), "triad");
+                            pl::codegen::dialect_kind::opencl, pl::split_n_across_workgroups{256});
+  hand_kernel same(ctx, generated.text.c_str(), generated.entry.c_str());
 
   // Warm up: compile, and put every array on the device.
   pl::par_loop(triad, points, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ));
@@ -232,15 +233,15 @@ int main(int argc, char** argv) {
     const double salt = 1.0 + 0.001 * t;
     auto cold = pl::kernel("cold", [salt](auto a, auto b, auto c) { a = b * salt + c; });
     auto other = pl::kernel("cold", [salt](auto a, auto b, auto c) { a = b * (salt + 0.5) + c; });
-    const std::string text = pl::codegen::generate(*other.traced(a(pl::WRITE), b(pl::READ), c(pl::READ)),
-                                                   pl::codegen::dialect_kind::opencl, rt.default_strategy())
-                                 .text;
+    const pl::codegen::generated_source text =
+        pl::codegen::generate(*other.traced(a(pl::WRITE), b(pl::READ), c(pl::READ)), pl::codegen::dialect_kind::opencl,
+                              rt.default_strategy());
     cold_pl.push_back(median_seconds(1, [&] {
       pl::par_loop(cold, points, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ));
       finish();
     }));
     cold_hand.push_back(median_seconds(1, [&] {
-      hand_kernel k(ctx, text.c_str(), "cold");
+      hand_kernel k(ctx, text.text.c_str(), text.entry.c_str());
       const std::size_t groups = static_cast<std::size_t>(default_grid(0, small, facts));
       k.launch(groups * default_block, default_block, 0, small, ma, mb, mc);
       finish();
@@ -267,6 +268,7 @@ int main(int argc, char** argv) {
                                  pl::codegen::dialect_kind::opencl, rt.default_strategy())
         .text;
   };
+  const std::string kept_entry = pl::codegen::entry_name(*salted(1.0).traced(a(pl::WRITE), b(pl::READ), c(pl::READ)));
   const auto run_salted = [&](const auto& k) {
     pl::par_loop(k, points, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ));
     finish();
@@ -293,7 +295,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<hand_kernel>> kept;
     const double before = rss_kb();
     for (const std::string& text : texts) {
-      kept.push_back(std::make_unique<hand_kernel>(ctx, text.c_str(), "kept"));
+      kept.push_back(std::make_unique<hand_kernel>(ctx, text.c_str(), kept_entry.c_str()));
       run_hand(*kept.back());
     }
     kb_kept_hand = (rss_kb() - before) / kept_count;
@@ -308,11 +310,71 @@ int main(int argc, char** argv) {
     for (int i = 0; i < dropped_count; ++i) texts.push_back(salted_text(5.0 + 0.001 * i));
     const double before = rss_kb();
     for (const std::string& text : texts) {
-      hand_kernel k(ctx, text.c_str(), "kept");
+      hand_kernel k(ctx, text.c_str(), kept_entry.c_str());
       run_hand(k);
     }
     kb_dropped_hand = (rss_kb() - before) / dropped_count;
   }
+
+  // Index checks: a gather by a computed component (out = q[k], q of 4 components), on the same
+  // device in this runtime, which checks computed indices, and in one opened with
+  // PARLOOP_CHECK_INDICES=0: a bandwidth-bound loop, and a small loop whose result the host reads
+  // (where the check's record is read too).
+  ::setenv("PARLOOP_CHECK_INDICES", "0", 1);
+  const pl::Runtime unchecked_rt = pl::Runtime::open(pl::backend_kind::opencl);
+  ::unsetenv("PARLOOP_CHECK_INDICES");
+  const int gather_n = n / 4;
+  struct gather_data {
+    gather_data(const pl::Runtime& r, int size) : set(r, size), q(set), k(set), out(set) {
+      const auto ks = k.host_view(pl::WRITE);
+      for (int i = 0; i < size; ++i) ks[static_cast<std::size_t>(i)] = (i * 7) % 4;
+    }
+    pl::Set set;
+    pl::Dat<double, 4> q;
+    pl::Dat<std::int32_t> k;
+    pl::Dat<double> out;
+  };
+  gather_data checked_data(rt, gather_n), unchecked_data(unchecked_rt, gather_n);
+  auto gather = pl::kernel("gather", [](auto q, auto k, auto out) { out = q[k]; });
+  const auto gather_loop = [&](gather_data& d, pl::range r) {
+    pl::par_loop(gather, d.set, r, d.q(pl::READ), d.k(pl::READ), d.out(pl::WRITE));
+  };
+  const auto& unchecked_backend = static_cast<const ocl::backend&>(*unchecked_rt.state()->backend);
+  const auto finish_unchecked = [&] { ocl::check(clFinish(unchecked_backend.opencl_context().queue()), "clFinish"); };
+  for (int w = 0; w < 2; ++w) {
+    gather_loop(checked_data, pl::range{0, gather_n});
+    gather_loop(unchecked_data, pl::range{0, gather_n});
+    (void)checked_data.out.host();
+    (void)unchecked_data.out.host();
+  }
+  std::vector<double> big_checked, big_unchecked, read_checked, read_unchecked;
+  for (int r = 0; r < big_reps; ++r) {
+    big_checked.push_back(median_seconds(1, [&] {
+      gather_loop(checked_data, pl::range{0, gather_n});
+      finish();
+    }));
+    big_unchecked.push_back(median_seconds(1, [&] {
+      gather_loop(unchecked_data, pl::range{0, gather_n});
+      finish_unchecked();
+    }));
+  }
+  const int read_loops = 200;
+  for (int r = 0; r < reps; ++r) {
+    read_checked.push_back(median_seconds(1, [&] {
+      for (int i = 0; i < read_loops; ++i) {
+        gather_loop(checked_data, pl::range{0, small});
+        (void)checked_data.out.host();
+      }
+    }) / read_loops);
+    read_unchecked.push_back(median_seconds(1, [&] {
+      for (int i = 0; i < read_loops; ++i) {
+        gather_loop(unchecked_data, pl::range{0, small});
+        (void)unchecked_data.out.host();
+      }
+    }) / read_loops);
+  }
+  const double t_big_checked = median(big_checked), t_big_unchecked = median(big_unchecked);
+  const double t_read_checked = median(read_checked), t_read_unchecked = median(read_unchecked);
 
   // Tracing time against the number of pl::let locals (all named alike, the worst case for
   // making names unique). Linear: the time per local stays flat.
@@ -356,6 +418,10 @@ int main(int argc, char** argv) {
   std::printf("%-44s %9.1f KB\n", "memory per kernel kept, by hand", kb_kept_hand);
   std::printf("%-44s %9.1f KB\n", "memory per kernel made and dropped, parloop", kb_dropped_pl);
   std::printf("%-44s %9.1f KB\n", "memory per kernel made and dropped, by hand", kb_dropped_hand);
+  std::printf("%-44s %9.3f ms\n", "gather by computed index, checked", t_big_checked * 1e3);
+  std::printf("%-44s %9.3f ms\n", "gather by computed index, unchecked", t_big_unchecked * 1e3);
+  std::printf("%-44s %9.2f us\n", "loop of 256 + host read, checked", t_read_checked * 1e6);
+  std::printf("%-44s %9.2f us\n", "loop of 256 + host read, unchecked", t_read_unchecked * 1e6);
   for (const trace_row& r : trace_rows) {
     std::printf("tracing %4d pl::let %31.2f ms %7.2f us per let\n", r.lets, r.seconds * 1e3, r.seconds / r.lets * 1e6);
   }
@@ -369,6 +435,8 @@ int main(int argc, char** argv) {
               t_sum_small / t_plain_small, t_sum_big / t_plain_big);
   std::printf("cold path ratio (first par_loop / build + launch by hand): %.2f   (goal <= 1.1)\n",
               t_cold_pl / t_cold_hand);
+  std::printf("index check ratio (checked / PARLOOP_CHECK_INDICES=0): %.2f large, %.2f small with a host read\n",
+              t_big_checked / t_big_unchecked, t_read_checked / t_read_unchecked);
   std::printf("tracing, time per let at %d over at %d: %.2f   (linear: about 1)\n", trace_rows.back().lets,
               trace_rows.front().lets, trace_growth);
   std::printf("triad check: max |a - (b + s*c)| = %.3g; SUM check: relative error %.3g\n", max_diff, total_error);

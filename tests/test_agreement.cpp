@@ -13,6 +13,7 @@
 
 #include "check_values.hpp"
 #include "random_mesh.hpp"
+#include "scoped_env.hpp"
 
 namespace pl = parloop;
 using Catch::Matchers::Contains;
@@ -96,4 +97,64 @@ TEST_CASE("pl::for_ reads its bound once, before the first pass", "[agreement][f
       },
       // n passes, then m = 2n.
       {3, 6, 9, 12});
+}
+
+TEST_CASE("a computed index out of range is an error on every backend, naming kernel, argument, bound and index",
+          "[agreement][index]") {
+  for (const pl::backend_kind b : backends) {
+    INFO(pl::backend_name(b));
+    const pl::Runtime rt = pl::Runtime::open(b);
+    const pl::Set s(rt, 6, "s");
+    pl::Dat<double, 3> q(s, std::vector<double>{0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42, 50, 51, 52});
+    pl::Dat<std::int32_t> which(s, {0, 1, 2, 0, 1, 2}), slot(s, {0, 1, 1, 0, 1, 0});
+    pl::Dat<double> out(s, "out");
+    const pl::Map next(s, s, 2, {1, 2, 2, 3, 3, 4, 4, 5, 5, 0, 0, 1}, "next");
+    auto pick = pl::kernel("pick", [](auto q, auto i, auto out) { out = q[i]; });
+    // Through a whole map, a computed slot; its row's one component.
+    auto neighbour = pl::kernel("neighbour", [](auto q, auto i, auto out) { out = q[i][2]; });
+
+    pl::par_loop(pick, s, q(pl::READ), which(pl::READ), out(pl::WRITE));
+    check_values<double>(out.host(), {0, 11, 22, 30, 41, 52});
+    pl::par_loop(neighbour, s, q(pl::READ, next), slot(pl::READ), out(pl::WRITE));
+    check_values<double>(out.host(), {12, 32, 42, 42, 2, 2});
+
+    // Element 3 asks for component 5 of 3, then slot 5 of 2. The host throws in the loop; a
+    // device finds it while the loop runs and reports it when the host next waits for it.
+    which.host_view(pl::WRITE)[3] = 5;
+    slot.host_view(pl::WRITE)[3] = 5;
+    const auto pick_and_read = [&] {
+      pl::par_loop(pick, s, q(pl::READ), which(pl::READ), out(pl::WRITE));
+      (void)out.host();
+    };
+    CHECK_THROWS_AS(pick_and_read(), pl::trace_error);
+    CHECK_THROWS_WITH(pick_and_read(), Contains("kernel 'pick': argument 0 has 3 components; index 5 is out of range"));
+    const auto neighbour_and_read = [&] {
+      pl::par_loop(neighbour, s, q(pl::READ, next), slot(pl::READ), out(pl::WRITE));
+      (void)out.host();
+    };
+    CHECK_THROWS_WITH(neighbour_and_read(), Contains("kernel 'neighbour': argument 0 has 2 map slots; index 5 is out of range"));
+    // Negative too, and reported once: the next loops and reads run.
+    which.host_view(pl::WRITE)[3] = -1;
+    CHECK_THROWS_WITH(pick_and_read(), Contains("argument 0 has 3 components; index -1 is out of range"));
+    which.host_view(pl::WRITE)[3] = 1;
+    pl::par_loop(pick, s, q(pl::READ), which(pl::READ), out(pl::WRITE));
+    check_values<double>(out.host(), {0, 11, 22, 31, 41, 52});
+  }
+}
+
+TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an error", "[agreement][index]") {
+  {
+    const parloop_test::scoped_env off("PARLOOP_CHECK_INDICES", "0");
+    const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+    const pl::Set s(rt, 4);
+    pl::Dat<double, 2> q(s, {1, 2, 3, 4, 5, 6, 7, 8});
+    pl::Dat<std::int32_t> which(s, {1, 0, 1, 0});
+    pl::Dat<double> out(s);
+    auto unchecked = pl::kernel("unchecked", [](auto q, auto i, auto out) { out = q[i]; });
+    pl::par_loop(unchecked, s, q(pl::READ), which(pl::READ), out(pl::WRITE));
+    check_values<double>(out.host(), {2, 3, 6, 7});
+    CHECK(unchecked.compiles() == 1);
+  }
+  const parloop_test::scoped_env wrong("PARLOOP_CHECK_INDICES", "yes");
+  CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::opencl), Contains("PARLOOP_CHECK_INDICES is 'yes'"));
 }

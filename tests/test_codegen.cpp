@@ -435,3 +435,27 @@ TEST_CASE("generated kernels compile with both real compilers", "[codegen][compi
   CHECK((cu.binary[0] == 0x7f && cu.binary[1] == 'E' && cu.binary[2] == 'L' && cu.binary[3] == 'F'));
 #endif
 }
+
+TEST_CASE("computed indices are checked unless switched off; constant ones never are", "[codegen][index]") {
+  mesh m;
+  auto k = pl::kernel("indexed", [](auto q, auto n, auto w) { w[0] = pl::cast<float>(q[n] + q[1]); });
+  const auto ir = k.traced(m.q(pl::READ, m.e2c, 0), m.n(pl::READ, m.e2c, 1), m.w(pl::RW));
+  const std::int32_t tag = cg::kernel_tag("indexed");
+  for (const auto d : both) {
+    const std::string s = cg::generate(*ir, d).text;
+    CHECK(has_line(s, fmt::format("arg2[0] = (float)(arg0[pl_checked_index(arg1[0], 4, 1, {}, pl_index_errors)] + "
+                                  "arg0[1]);",
+                                  tag)));
+    CHECK_THAT(s, Contains("pl_index_errors) {"));  // the entry's last parameter
+    CHECK(cg::buffers(*ir).back().role == cg::buffer_role::index_errors);
+
+    const std::string unchecked = cg::generate(*ir, d, pl::split_n_across_workgroups{}, {.check_indices = false}).text;
+    CHECK(has_line(unchecked, "arg2[0] = (float)(arg0[arg1[0]] + arg0[1]);"));
+    CHECK(count_of(unchecked, "pl_checked_index") == 0);
+    CHECK(cg::buffers(*ir, {.check_indices = false}).back().role != cg::buffer_role::index_errors);
+  }
+  // A kernel whose indices are all constants has no checks and no record.
+  const std::string constant = cg::generate(*flux_ir(m), cg::dialect_kind::opencl).text;
+  CHECK(count_of(constant, "pl_checked_index") == 0);
+  CHECK(count_of(constant, "pl_index_errors") == 0);
+}

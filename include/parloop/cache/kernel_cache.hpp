@@ -192,7 +192,9 @@ class kernel_cache {
     lock.unlock();
     std::unique_ptr<launcher> loaded;
     try {
-      loaded = device.build(exec::make_source(*e.ir, device.dialect(), s));
+      const codegen::options& options = device.codegen_options();
+      loaded = device.build(exec::make_source(*e.ir, device.dialect(), s, options));
+      if (codegen::checks_indices(*e.ir, options)) device.index_errors().name(e.ir->name);
       device.adopt(store_);
     } catch (...) {
       lock.lock();

@@ -64,6 +64,10 @@ class cuda_dialect final : public dialect {
   std::string_view global_fence() const override { return "__threadfence();"; }
   std::string_view groups() const override { return "((long long)gridDim.x)"; }
   std::string atomic_ticket(std::string_view counter) const override { return fmt::format("atomicAdd({}, 1)", counter); }
+  std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
+                                      std::string_view desired) const override {
+    return fmt::format("atomicCAS({}, {}, {})", p, expected, desired);
+  }
   std::string volatile_pointer(ir::scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 

@@ -82,6 +82,10 @@ class dialect {
   virtual std::string_view groups() const = 0;
   // An int expression: the value of the int at `counter`, which it increments atomically.
   virtual std::string atomic_ticket(std::string_view counter) const = 0;
+  // An int expression: the old value of the int at `p`, which becomes `desired` if it was
+  // `expected`, atomically.
+  virtual std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
+                                              std::string_view desired) const = 0;
   // A pointer type through which reads see other groups' writes, not a cached copy.
   virtual std::string volatile_pointer(ir::scalar_type t) const = 0;
   // The qualifiers of a device helper function.

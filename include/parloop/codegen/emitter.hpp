@@ -34,7 +34,8 @@ inline std::string entry_name(const ir::kernel& k) { return "pl_kernel_" + k.nam
 
 class emitter {
  public:
-  emitter(const ir::kernel& k, const dialect& d, const strategy& s) : k_(k), d_(d), strategy_(s) {}
+  emitter(const ir::kernel& k, const dialect& d, const strategy& s, const options& o = {})
+      : k_(k), d_(d), strategy_(s), checked_(checks_indices(k, o)) {}
 
   std::string emit() {
     source_writer kernel;
@@ -132,9 +133,12 @@ class emitter {
     const ir::expr& e = k_.exprs.at(i);
     switch (e.kind) {
       case ir::expr_kind::literal: return literal(e.type, e.ival, e.fval);
-      case ir::expr_kind::element:
-        return e.b == ir::no_id ? fmt::format("arg{}[{}]", e.a, expr(e.c))
-                                : fmt::format("arg{}[{}][{}]", e.a, expr(e.b), expr(e.c));
+      case ir::expr_kind::element: {
+        const ir::param& p = k_.params.at(e.a);
+        std::string place = fmt::format("arg{}", e.a);
+        if (e.b != ir::no_id) place += fmt::format("[{}]", index(e.b, static_cast<int>(e.a), p.arity, true));
+        return place + fmt::format("[{}]", index(e.c, static_cast<int>(e.a), p.dim, false));
+      }
       case ir::expr_kind::local: return local(e.a);
       case ir::expr_kind::unary: type(e.type); return fmt::format("({}{})", ir::op_name(e.o), expr(e.a));
       case ir::expr_kind::binary:
@@ -150,6 +154,16 @@ class emitter {
       case ir::expr_kind::cast: return fmt::format("(({}){})", type(e.type), expr(e.a));
     }
     return "?";
+  }
+
+  // A component or slot index. A constant one was checked while tracing; a computed one, where
+  // checks are on, goes through pl_checked_index: out of [0, bound) it records the first
+  // violation for the host (exec/index_errors.hpp) and gives 0, so nothing outside the
+  // argument is touched.
+  std::string index(ir::id i, int param, int bound, bool slot) {
+    if (!checked_ || k_.exprs[i].kind == ir::expr_kind::literal) return expr(i);
+    return fmt::format("pl_checked_index({}, {}, {}, {}, pl_index_errors)", value(i), bound, index_site(param, slot),
+                       kernel_tag(k_.name));
   }
 
   // A statement's right-hand side needs no outer parentheses.
@@ -308,7 +322,7 @@ class emitter {
 
   void kernel_definition(source_writer& w) {
     std::string params = "const int pl_start, const int pl_end";
-    for (const kernel_buffer& b : buffers(k_)) {
+    for (const kernel_buffer& b : buffers(k_, options{checked_})) {
       type(b.type);  // a double buffer needs fp64, even if the body has no double literal
       switch (b.role) {
         case buffer_role::data: params += fmt::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index); break;
@@ -317,6 +331,9 @@ class emitter {
           params += fmt::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
           break;
         case buffer_role::groups_done: params += fmt::format(",\n    {} pl_groups_done", d_.buffer(b.type, false)); break;
+        case buffer_role::index_errors:
+          params += fmt::format(",\n    {} pl_index_errors", d_.buffer(b.type, false));
+          break;
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
@@ -474,11 +491,28 @@ class emitter {
     for (const auto& [o, t] : atomics_) {
       guarded(fmt::format("PL_HELPER_pl_atomic_{}_{}", atomic_name(o), type_tag(t)), [&] { d_.atomic_helper(w, o, t); });
     }
+    if (checked_) guarded("PL_HELPER_pl_checked_index", [&] { checked_index_helper(w); });
+  }
+
+  void checked_index_helper(source_writer& w) {
+    const std::string errors = d_.buffer(ir::scalar_type::int32, false);
+    w.open("{} int pl_checked_index({} pl_i, int pl_bound, int pl_site, int pl_kernel, {} pl_errors)",
+           d_.helper_qualifiers(), index_type(), errors);
+    w.line("if (pl_i >= 0 && pl_i < pl_bound) return (int)pl_i;");
+    w.open("if ({} == 0)", d_.atomic_compare_exchange("pl_errors", "0", "pl_site"));
+    w.line("pl_errors[{}] = (int)pl_i;", static_cast<int>(error_index_low));
+    w.line("pl_errors[{}] = (int)(pl_i >> 32);", static_cast<int>(error_index_high));
+    w.line("pl_errors[{}] = pl_bound;", static_cast<int>(error_bound));
+    w.line("pl_errors[{}] = pl_kernel;", static_cast<int>(error_kernel));
+    w.close();
+    w.line("return 0;");
+    w.close();
   }
 
   const ir::kernel& k_;
   const dialect& d_;
   const strategy& strategy_;
+  const bool checked_;
   features features_;
   std::set<std::pair<ir::op, ir::scalar_type>> minmax_;
   std::set<std::pair<atomic_op, ir::scalar_type>> atomics_;

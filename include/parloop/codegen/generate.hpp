@@ -71,9 +71,10 @@ inline std::string dump_source(const std::filesystem::path& dir, const std::stri
 
 // The kernel as source in one dialect, for one launch strategy. With
 // PARLOOP_DUMP_SOURCE=<dir>, the source is also written there as <kernel name>-<hash of the text>.<cl|cu>.
-inline generated_source generate(const ir::kernel& k, dialect_kind kind, const strategy& s = split_n_across_workgroups{}) {
+inline generated_source generate(const ir::kernel& k, dialect_kind kind, const strategy& s = split_n_across_workgroups{},
+                                 const options& o = {}) {
   const dialect& d = dialect_of(kind);
-  emitter e(k, d, s);
+  emitter e(k, d, s, o);
   generated_source out{kind, k.name, entry_name(k), e.emit(), {}, {}};
   out.needs = e.needs();
   const char* dir = std::getenv("PARLOOP_DUMP_SOURCE");

@@ -4,8 +4,13 @@
 // buffers listed here.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string_view>
 #include <vector>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg_kind.hpp"
@@ -18,13 +23,51 @@ enum class buffer_role : std::uint8_t {
   map,          // a map's values: index is ir::param::map
   partials,     // one partial result per work-group of a global reduction: index is the parameter
   groups_done,  // how many work-groups have stored their partials; the last one finishes
+  index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
 };
+
+// Buffers that no par_loop argument supplies: the launch provides them.
+constexpr bool launch_provided(buffer_role r) { return r == buffer_role::groups_done || r == buffer_role::index_errors; }
+
+// How the source is written, besides its dialect and strategy.
+struct options {
+  // Indices the kernel computes are checked against their bound on the device (constant ones
+  // were checked while tracing).
+  bool check_indices = true;
+
+  friend bool operator==(const options&, const options&) = default;
+};
+
+// Whether the body indexes an argument by a computed component or slot.
+inline bool has_computed_index(const ir::kernel& k) {
+  const auto computed = [&](ir::id i) { return i != ir::no_id && k.exprs[i].kind != ir::expr_kind::literal; };
+  return std::any_of(k.exprs.begin(), k.exprs.end(), [&](const ir::expr& e) {
+    return e.kind == ir::expr_kind::element && (computed(e.b) || computed(e.c));
+  });
+}
+
+inline bool checks_indices(const ir::kernel& k, const options& o) { return o.check_indices && has_computed_index(k); }
+
+// What the index checks record of the first violation, as ints: site (0 while there is none),
+// the index's low and high 32 bits, the bound, and the kernel's tag.
+enum index_error_field : int { error_site, error_index_low, error_index_high, error_bound, error_kernel, error_fields };
+
+// The site of a check: which argument, and whether the index is a map slot or a component.
+constexpr int index_site(int param, bool slot) { return 1 + 2 * param + (slot ? 1 : 0); }
+constexpr int site_param(int site) { return (site - 1) / 2; }
+constexpr bool site_is_slot(int site) { return (site - 1) % 2 == 1; }
+
+// Names a kernel in the record: a hash of its name, so that a source does not depend on the
+// order in which a program builds its kernels.
+inline std::int32_t kernel_tag(std::string_view name) {
+  return static_cast<std::int32_t>(XXH32(name.data(), name.size(), 0) & 0x7fffffffu);
+}
 
 struct kernel_buffer {
   buffer_role role;
   int index;
   // The par_loop argument whose dat, global or map this is (the first, where several share
-  // it); -1 for groups_done, which the launch provides.
+  // it); -1 for groups_done and index_errors, which the launch provides.
   int position;
   ir::scalar_type type;
   int dim;  // values per element (partials: per work-group)
@@ -39,8 +82,8 @@ constexpr bool is_global_reduction(const ir::param& p) {
 
 // Each distinct dat or global once (read-only if every argument on it is READ), then each
 // distinct map, then the partials of each global reduction and the counter that tells the last
-// work-group to combine them with the global's value.
-inline std::vector<kernel_buffer> buffers(const ir::kernel& k) {
+// work-group to combine them with the global's value, then the index checks' record.
+inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o = {}) {
   std::vector<kernel_buffer> out;
   const int n = static_cast<int>(k.params.size());
   for (int d = 0;; ++d) {
@@ -72,6 +115,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k) {
     any_reduction = true;
   }
   if (any_reduction) out.push_back({buffer_role::groups_done, 0, -1, ir::scalar_type::int32, 1, false});
+  if (checks_indices(k, o)) out.push_back({buffer_role::index_errors, 0, -1, ir::scalar_type::int32, 1, false});
   return out;
 }
 

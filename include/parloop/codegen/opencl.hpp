@@ -61,6 +61,10 @@ class opencl_dialect final : public dialect {
   std::string_view global_fence() const override { return "mem_fence(CLK_GLOBAL_MEM_FENCE);"; }
   std::string_view groups() const override { return "(long)get_num_groups(0)"; }
   std::string atomic_ticket(std::string_view counter) const override { return fmt::format("atomic_inc({})", counter); }
+  std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
+                                      std::string_view desired) const override {
+    return fmt::format("atomic_cmpxchg({}, {}, {})", p, expected, desired);
+  }
   std::string volatile_pointer(ir::scalar_type t) const override {
     return fmt::format("volatile __global const {}*", type(t));
   }

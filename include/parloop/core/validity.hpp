@@ -42,6 +42,12 @@ class device_memory {
   virtual std::unique_ptr<device_buffer> allocate(std::size_t bytes) = 0;
   virtual void upload(device_buffer& dst, const void* src, std::size_t bytes) = 0;
   virtual void download(const device_buffer& src, void* dst, std::size_t bytes) = 0;
+  // Enqueues a copy back that the next download completes (in queue order); a backend without
+  // a queue copies now.
+  virtual void download_later(const device_buffer& src, void* dst, std::size_t bytes) { download(src, dst, bytes); }
+  // The host reads results: a download, which waits for the loops before it. A backend throws
+  // here, once, what those loops found wrong on the device (a computed index out of range).
+  virtual void read_back(const device_buffer& src, void* dst, std::size_t bytes) { download(src, dst, bytes); }
 };
 
 // The host array of a dat or global and, once used on a device, its device copy. The
@@ -60,7 +66,7 @@ class mirrored_array {
   // Before the host reads: copy back only if the host copy is stale.
   void ensure_host(device_memory* device) {
     if (has(valid_, validity::host)) return;
-    device->download(*buffer_, host_, bytes_);
+    device->read_back(*buffer_, host_, bytes_);
     stats_->to_host += 1;
     stats_->to_host_bytes += bytes_;
     valid_ = valid_ | validity::host;

@@ -10,12 +10,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
@@ -25,7 +29,9 @@
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
+#include "parloop/error.hpp"
 #include "parloop/exec/grid.hpp"
+#include "parloop/exec/index_errors.hpp"
 #include "parloop/exec/kernel_source.hpp"
 #include "parloop/exec/reduction_scratch.hpp"
 
@@ -69,9 +75,18 @@ class launcher_owner {
   virtual void drop(std::uint64_t backend_id) = 0;
 };
 
+// Whether generated code checks computed indices: PARLOOP_CHECK_INDICES=0 turns it off.
+inline codegen::options codegen_options_from_environment() {
+  const char* v = std::getenv("PARLOOP_CHECK_INDICES");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "1") return {};
+  if (std::string_view(v) == "0") return {.check_indices = false};
+  throw argument_error(fmt::format("PARLOOP_CHECK_INDICES is '{}': use 1 (check computed indices on the device, "
+                                   "the default) or 0 (do not)", v));
+}
+
 class device_backend : public device_memory {
  public:
-  device_backend() : id_(next_id().fetch_add(1)) {}
+  device_backend() : id_(next_id().fetch_add(1)), options_(codegen_options_from_environment()) {}
   // Every owner drops this backend's launchers before its memory and device go.
   ~device_backend() override {
     std::vector<std::weak_ptr<launcher_owner>> owners;
@@ -106,6 +121,16 @@ class device_backend : public device_memory {
 
   // Partials and counters of global reductions, kept between launches.
   exec::reduction_scratch& scratch() { return scratch_; }
+  // How this backend's kernels are written (index checks on or off), fixed when it opens.
+  const codegen::options& codegen_options() const { return options_; }
+  // The record of the index checks, and where the host looks at it.
+  exec::index_errors& index_errors() { return index_errors_; }
+  // The index checks' record travels back with the results, in the same wait.
+  void read_back(const device_buffer& src, void* dst, std::size_t bytes) final {
+    index_errors_.fetch(*this);
+    download(src, dst, bytes);
+    index_errors_.report(*this);
+  }
 
   // Registers an owner of this backend's launchers, to be told when the backend closes.
   void adopt(const std::shared_ptr<launcher_owner>& owner) {
@@ -123,7 +148,9 @@ class device_backend : public device_memory {
   }
 
   std::uint64_t id_;
+  codegen::options options_;
   exec::reduction_scratch scratch_;
+  exec::index_errors index_errors_;
   std::mutex owners_mutex_;
   std::vector<std::weak_ptr<launcher_owner>> owners_;
 };

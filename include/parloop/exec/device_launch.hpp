@@ -47,8 +47,9 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, ran
     v.data->ensure_device(device);
     if (v.map != nullptr) v.map->ensure_device(device);
   }
-  // The layout holds data, maps, then reduction scratch: at most 2n + 1 buffers.
-  std::array<const device_buffer*, 2 * n + 1> buffers{};
+  // The layout holds data, maps, reduction scratch and the index checks' record: at most 2n + 2
+  // buffers.
+  std::array<const device_buffer*, 2 * n + 2> buffers{};
   std::size_t n_buffers = 0, n_partials = 0;
   for (const codegen::kernel_buffer& b : l.layout()) {
     const device_buffer* bound = nullptr;
@@ -62,6 +63,7 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, ran
         break;
       }
       case codegen::buffer_role::groups_done: bound = &device.scratch().groups_done(device); break;
+      case codegen::buffer_role::index_errors: bound = &device.index_errors().record(device); break;
     }
     buffers[n_buffers++] = bound;
   }

@@ -41,9 +41,10 @@ struct kernel_source {
 };
 
 // The kernel in `dialect` for strategy `s`, with its launch geometry.
-inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& s) {
+inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& s,
+                                 const codegen::options& o = {}) {
   grid_size_functor grid = grid_size(s);
-  return {codegen::generate(k, dialect, s), std::move(grid), parloop::detail::block_size(s), codegen::buffers(k)};
+  return {codegen::generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), codegen::buffers(k, o)};
 }
 
 }  // namespace parloop::exec

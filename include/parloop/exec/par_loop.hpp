@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "parloop/backend/host/launch.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/range.hpp"
@@ -80,7 +82,13 @@ struct kernel_fits<Kernel<F>, Args...> {
 
 template <class F, class... Args>
 void run_on_host(const Kernel<F>& k, range r, const Args&... args) {
-  backend::host::launch(k.function(), r, args...);
+  // What the lambda throws while it runs (a computed index out of range) names the kernel, as
+  // a device's report of it does.
+  try {
+    backend::host::launch(k.function(), r, args...);
+  } catch (const trace_error& e) {
+    throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
+  }
 }
 template <class... Args>
 void run_on_host(const SourceKernel& k, range, const Args&...) {

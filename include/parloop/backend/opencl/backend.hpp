@@ -44,6 +44,9 @@ class backend final : public parloop::detail::device_backend {
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
     memory_.download(src, dst, bytes);
   }
+  void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    memory_.download_later(src, dst, bytes);
+  }
 
   std::string describe() const override { return "OpenCL " + ctx_.device().describe(); }
 

@@ -56,6 +56,13 @@ class memory final : public parloop::detail::device_memory {
                               nullptr),
           "clEnqueueReadBuffer");
   }
+  // The in-order queue completes it before the next blocking read returns.
+  void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    if (bytes == 0) return;
+    check(clEnqueueReadBuffer(ctx_.queue(), static_cast<const buffer&>(src).get(), CL_FALSE, 0, bytes, dst, 0, nullptr,
+                              nullptr),
+          "clEnqueueReadBuffer");
+  }
 
  private:
   static bool is_out_of_memory(cl_int status) {
