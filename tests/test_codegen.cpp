@@ -459,3 +459,61 @@ TEST_CASE("computed indices are checked unless switched off; constant ones never
   CHECK(count_of(constant, "pl_checked_index") == 0);
   CHECK(count_of(constant, "pl_index_errors") == 0);
 }
+
+TEST_CASE("a kernel from source of other types than its arguments fails to build, on both compilers",
+          "[codegen][source][errors]") {
+  mesh m;
+  // A float* for a Dat<double, 4>: without the check this would run and read the doubles as floats.
+  const auto wrong = std::make_shared<const pl::ir::kernel>(
+      failing_source_kernel("wt", "void wt(float* x) { x[0] = 1.0f; }", pl::dsl::params_of(m.q(pl::RW))));
+  // A READ argument's pointer is const.
+  const auto not_const = std::make_shared<const pl::ir::kernel>(failing_source_kernel(
+      "nc", "void nc(double* a, double* b) { b[0] = a[0]; }", pl::dsl::params_of(m.q(pl::READ), m.res(pl::RW))));
+  CHECK_THAT(cg::generate(*wrong, cg::dialect_kind::opencl).text, Contains("void wt(double* a0);"));
+#if PARLOOP_TEST_OPENCL
+  const auto context = pl::backend::opencl::context::first();
+  for (const auto& ir : {wrong, not_const}) {
+    try {
+      pl::backend::opencl::build_program(context, cg::generate(*ir, cg::dialect_kind::opencl));
+      FAIL("a kernel from source of the wrong types compiled");
+    } catch (const pl::compile_error& e) {
+      CHECK_THAT(e.log(), Contains("conflicting types"));
+    }
+  }
+#endif
+#if PARLOOP_TEST_CUDA
+  for (const auto& ir : {wrong, not_const}) {
+    try {
+      pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), "sm_90");
+      FAIL("a kernel from source of the wrong types compiled");
+    } catch (const pl::compile_error& e) {
+      CHECK_THAT(e.log(), Contains("invalid type conversion"));
+    }
+  }
+#endif
+}
+
+TEST_CASE("a file-scope constant in a kernel from source is PL_CONSTANT; a plain const is explained",
+          "[codegen][source][errors]") {
+  mesh m;
+  const auto with_constant = pl::kernel_from_source("scaled", R"(
+PL_CONSTANT double gam = 1.4;
+void scaled(double* x) { x[0] *= gam; }
+)");
+  for (const auto d : both) {
+    CHECK_THAT(cg::generate(*with_constant.ir(m.q(pl::RW)), d).text, Contains("#define PL_CONSTANT"));
+  }
+#if PARLOOP_TEST_OPENCL
+  const auto plain = std::make_shared<const pl::ir::kernel>(failing_source_kernel(
+      "plain", "const double gam = 1.4;\nvoid plain(double* x) { x[0] *= gam; }", pl::dsl::params_of(m.q(pl::RW))));
+  const auto context = pl::backend::opencl::context::first();
+  // OpenCL C 3.0 compilers with program-scope globals (newer PoCL) accept it; the others refuse
+  // it, and the message then says what to write.
+  try {
+    pl::backend::opencl::build_program(context, cg::generate(*plain, cg::dialect_kind::opencl));
+  } catch (const pl::compile_error& e) {
+    CHECK_THAT(std::string(e.what()),
+               Contains("A file-scope constant in a kernel from source is declared `PL_CONSTANT double k = 2.0;`"));
+  }
+#endif
+}

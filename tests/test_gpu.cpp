@@ -122,15 +122,17 @@ TEST_CASE("reductions on the GPU: direct RW, global INC / MAX per block, MIN thr
   pl::par_loop(reduce, edges, w(pl::RW), total(pl::INC), hi(pl::MAX), m(pl::MIN, e2c));
   const auto ir = reduce.traced(w(pl::RW), total(pl::INC), hi(pl::MAX), m(pl::MIN, e2c));
 
-  // Buffers: w, total, hi, m (data0-3), the map, one partial per block of total and of hi, and
-  // the counter of blocks done, which the last block resets.
+  // Buffers: w, total, hi, m (data0-3), the map, one partial per block of total and of hi, the
+  // counter of blocks done, which the last block resets, and the index checks' record (the
+  // slot j is computed).
   const int blocks = work_items(n_edges) / block_size;
   const double total0 = 1.25;
   const float hi0 = -1e30f;
   const auto out = launch(*ir, n_edges,
                           {as_bytes(w0), as_bytes(std::vector<double>{total0}), as_bytes(std::vector<float>{hi0}),
                            as_bytes(m0), as_bytes(ec), as_bytes(std::vector<double>(blocks, -1.0)),
-                           as_bytes(std::vector<float>(blocks, -1.0f)), as_bytes(std::vector<std::int32_t>{0})});
+                           as_bytes(std::vector<float>(blocks, -1.0f)), as_bytes(std::vector<std::int32_t>{0}),
+                           as_bytes(std::vector<std::int32_t>(cg::error_fields, 0))});
   parloop_test::check_values<float>(from_bytes<float>(out[0]), std::vector<float>(w.host().begin(), w.host().end()));
   parloop_test::check_values<std::int32_t>(from_bytes<std::int32_t>(out[3]),
                                            std::vector<std::int32_t>(m.host().begin(), m.host().end()));
@@ -138,6 +140,41 @@ TEST_CASE("reductions on the GPU: direct RW, global INC / MAX per block, MIN thr
   parloop_test::check_value(from_bytes<double>(out[1])[0], total0 + total.value());
   CHECK(from_bytes<float>(out[2])[0] == hi.value());
   CHECK(from_bytes<std::int32_t>(out[7])[0] == 0);
+  CHECK(from_bytes<std::int32_t>(out[8]) == std::vector<std::int32_t>(cg::error_fields, 0));
+}
+
+TEST_CASE("a computed index out of range is recorded on the GPU, once, and nothing outside is touched", "[gpu]") {
+  const int n = 10000;
+  const pl::Runtime rt = host();
+  const pl::Set points(rt, n);
+  pl::Dat<double, 3> q(points);
+  pl::Dat<std::int32_t> which(points);
+  pl::Dat<double> out(points);
+  auto pick = pl::kernel("pick", [](auto q, auto i, auto out) { out = q[i]; });
+  const auto ir = pick.traced(q(pl::READ), which(pl::READ), out(pl::WRITE));
+  REQUIRE(cg::buffers(*ir).back().role == cg::buffer_role::index_errors);
+
+  std::vector<double> q0(static_cast<std::size_t>(n) * 3);
+  for (std::size_t i = 0; i < q0.size(); ++i) q0[i] = static_cast<double>(i);
+  std::vector<std::int32_t> which0(n);
+  for (int e = 0; e < n; ++e) which0[static_cast<std::size_t>(e)] = e % 3;
+  which0[7777] = -4;  // the only element out of range
+  const auto got = launch(*ir, n, {as_bytes(q0), as_bytes(which0), as_bytes(std::vector<double>(n, -1.0)),
+                                   as_bytes(std::vector<std::int32_t>(cg::error_fields, 0))});
+  const auto record = from_bytes<std::int32_t>(got[3]);
+  CHECK(record[cg::error_site] == cg::index_site(0, false));
+  CHECK(record[cg::error_index_low] == -4);
+  CHECK(record[cg::error_index_high] == -1);  // the sign's high bits
+  CHECK(record[cg::error_bound] == 3);
+  CHECK(record[cg::error_kernel] == cg::kernel_tag("pick"));
+  const auto values = from_bytes<double>(got[2]);
+  for (int e = 0; e < n; ++e) {
+    // The bad element read component 0 instead; every other one its own.
+    const int component = e == 7777 ? 0 : e % 3;
+    if (values[static_cast<std::size_t>(e)] != q0[static_cast<std::size_t>(e) * 3 + component]) {
+      FAIL("element " << e << ": " << values[static_cast<std::size_t>(e)]);
+    }
+  }
 }
 
 int main(int argc, char** argv) {

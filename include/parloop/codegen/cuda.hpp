@@ -71,6 +71,15 @@ class cuda_dialect final : public dialect {
   std::string volatile_pointer(ir::scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
+  void source_prelude(source_writer& w) const override { w.line("#define PL_CONSTANT __constant__"); }
+  // C++ would take a declaration of other types as an overload: converting the function to the
+  // expected pointer type instead fails unless one with exactly these types exists.
+  std::string prototype_check(std::string_view name, std::string_view params) const override {
+    return fmt::format("static_assert(sizeof(static_cast<void (*)({})>(&{})) != 0, \"parloop: the function of a "
+                       "kernel from source takes one pointer per argument, const for READ\");",
+                       params, name);
+  }
+
   void pragmas(source_writer&, const features&) const override {}
 
   void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const override {

@@ -92,6 +92,12 @@ class dialect {
   virtual std::string_view helper_qualifiers() const = 0;
 
   virtual void pragmas(source_writer& w, const features& f) const = 0;
+  // Before a kernel's C source: what it may use (PL_CONSTANT, the qualifier of a file-scope
+  // constant).
+  virtual void source_prelude(source_writer& w) const = 0;
+  // After it: a line that fails to compile unless `name` is `void name(<params>)`, so that a
+  // function of other types is an error, not a call through the wrong pointer types.
+  virtual std::string prototype_check(std::string_view name, std::string_view params) const = 0;
   // The statements of `void pl_atomic_<op>_<type>(p, v)`: *p = *p op v, atomically.
   virtual void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const = 0;
   // What atomic_helper(o, t) needs switched on.

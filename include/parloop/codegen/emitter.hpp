@@ -48,7 +48,10 @@ class emitter {
     helpers(out);
     if (raw()) {
       out.blank();
+      d_.source_prelude(out);
       out.verbatim(k_.raw_source);
+      out.line("// The function parloop calls; a definition of other types above fails here.");
+      out.line("{}", d_.prototype_check(k_.name, raw_parameters()));
     }
     out.blank();
     out.append(kernel);
@@ -312,6 +315,16 @@ class emitter {
         default: return fmt::format("{} = {};", data, mine);
       }
     });
+  }
+
+  // The parameters the wrapper passes: one pointer per argument, const for READ.
+  std::string raw_parameters() {
+    std::string out;
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      out += fmt::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "", type(p.type), i);
+    }
+    return out;
   }
 
   void raw_call(source_writer& w) {

@@ -95,9 +95,14 @@ inline generated_source generate(const ir::kernel& k, dialect_kind kind, const s
 
 // The message of a compile_error: what failed, the compiler's log, the numbered source.
 inline std::string compile_failure(const generated_source& s, std::string_view compiler, std::string_view log) {
-  return fmt::format("kernel '{}' failed to compile with {}{}\n--- compiler log ---\n{}\n--- source ({}) ---\n{}",
-                     s.kernel, compiler, s.path.empty() ? std::string() : " (source: " + s.path + ")", log,
-                     dialect_of(s.dialect).name(), with_line_numbers(s.text));
+  // OP2 codes declare constants at file scope, which OpenCL C refuses unless they are __constant.
+  const bool file_scope_constant = log.find("program scope variable") != std::string_view::npos;
+  return fmt::format("kernel '{}' failed to compile with {}{}{}\n--- compiler log ---\n{}\n--- source ({}) ---\n{}",
+                     s.kernel, compiler, s.path.empty() ? std::string() : " (source: " + s.path + ")",
+                     file_scope_constant ? "\nA file-scope constant in a kernel from source is declared "
+                                           "`PL_CONSTANT double k = 2.0;`, which every backend accepts."
+                                         : "",
+                     log, dialect_of(s.dialect).name(), with_line_numbers(s.text));
 }
 
 }  // namespace parloop::codegen

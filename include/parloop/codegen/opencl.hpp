@@ -70,6 +70,13 @@ class opencl_dialect final : public dialect {
   }
   std::string_view helper_qualifiers() const override { return "static inline"; }
 
+  // OpenCL C keeps a program-scope variable only in the constant address space.
+  void source_prelude(source_writer& w) const override { w.line("#define PL_CONSTANT __constant"); }
+  // A declaration whose types differ from the definition's is a C error ("conflicting types").
+  std::string prototype_check(std::string_view name, std::string_view params) const override {
+    return fmt::format("void {}({});", name, params);
+  }
+
   void pragmas(source_writer& w, const features& f) const override {
     if (f.fp64) w.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable");
     if (f.int64_atomics) w.line("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable");
