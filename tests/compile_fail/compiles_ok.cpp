@@ -13,4 +13,7 @@ int main() {
   pl::Dat<std::int32_t> n(s);
   auto count = pl::kernel("count", [](auto x, auto n) { n += pl::cast<std::int32_t>(x * 0.7); });
   pl::par_loop(count, s, x(pl::READ), n(pl::INC));
+  // Unqualified math on kernel values is pl::'s, found by argument-dependent lookup.
+  auto unqualified = pl::kernel("unqualified", [](auto x, auto y) { y = sqrt(fabs(x)) + pow(x, 2) + min(x, 1.0); });
+  pl::par_loop(unqualified, s, x(pl::READ), y(pl::WRITE));
 }

@@ -1,4 +1,4 @@
-// expect: a kernel value cannot be used as a C++ bool (if, ?:, while): use pl::select(c, a, b) for a value or pl::if_(c, [&] { ... }) for statements
+// expect: a kernel value cannot be used as a C++ bool (if, ?:, while, std::min, std::max): use pl::select(c, a, b) for a value, pl::if_(c, [&] { ... }) for statements, pl::min / pl::max
 // SPDX-License-Identifier: MIT
 #include <parloop/parloop.hpp>
 namespace pl = parloop;

@@ -24,6 +24,11 @@ constexpr bool compatible(origin a, origin b) {
 
 struct node_base {};
 
+#define PARLOOP_MSG_NOT_A_NUMBER                                                                              \
+  "parloop: a kernel value is not a C++ number (double t = q * 2.0; a pl::for_ body taking int i; std::sqrt(q)): " \
+  "keep it a kernel value -- auto t = pl::let(\"t\", q * 2.0); pl::for_(0, n, [&](auto i) { ... }); pl::sqrt(q) "  \
+  "or sqrt(q), pl::min, pl::max"
+
 // CRTP base of every node. A node defines value_type (its C++ scalar type), node_type (what
 // it is stored as inside a larger expression), where (its origin), eval() (host) and
 // lower(builder) (trace).
@@ -33,9 +38,43 @@ struct expr : node_base {
   template <class Bool = void>
   explicit operator bool() const {
     static_assert(parloop::detail::dependent_false<Bool>,
-                  "parloop: a kernel value cannot be used as a C++ bool (if, ?:, while): "
-                  "use pl::select(c, a, b) for a value or pl::if_(c, [&] { ... }) for statements");
+                  "parloop: a kernel value cannot be used as a C++ bool (if, ?:, while, std::min, std::max): "
+                  "use pl::select(c, a, b) for a value, pl::if_(c, [&] { ... }) for statements, pl::min / pl::max");
     return false;
+  }
+
+  // Nor is it a C++ number: `double t = q * 2.0`, a pl::for_ body taking `int i` or std::sqrt(q)
+  // would take one value while tracing and bake it into the kernel. One conversion to double and
+  // one template for integers (not for every arithmetic type): std::sqrt(q) then picks
+  // sqrt(double) unambiguously and reaches this message instead of an ambiguity.
+  operator double() const {
+    static_assert(parloop::detail::dependent_false<Derived>, PARLOOP_MSG_NOT_A_NUMBER);
+    return 0.0;
+  }
+  template <std::integral I>
+    requires(!std::is_same_v<I, bool>)
+  operator I() const {
+    static_assert(parloop::detail::dependent_false<I>, PARLOOP_MSG_NOT_A_NUMBER);
+    return 0;
+  }
+
+  // A formula is recomputed where it is used; it has no value to update.
+  template <class V>
+  Derived& operator+=(const V&) { return not_a_variable<V>(); }
+  template <class V>
+  Derived& operator-=(const V&) { return not_a_variable<V>(); }
+  template <class V>
+  Derived& operator*=(const V&) { return not_a_variable<V>(); }
+  template <class V>
+  Derived& operator/=(const V&) { return not_a_variable<V>(); }
+
+ private:
+  template <class V>
+  Derived& not_a_variable() {
+    static_assert(parloop::detail::dependent_false<V>,
+                  "parloop: an expression is a formula, not a variable, and cannot be updated: make a local of it, "
+                  "auto t = pl::let(\"t\", q * 2.0); t += 1.0;");
+    return static_cast<Derived&>(*this);
   }
 };
 

@@ -53,4 +53,22 @@ auto max(const A& a, const B& b) {
   return dsl::reduce_or_compute<access::max, ir::op::max>(a, b);
 }
 
+// Unqualified calls on kernel values find these by argument-dependent lookup (kernel values are
+// of namespace dsl), so `sqrt(q)` means pl::sqrt(q) as it would for a C++ number.
+namespace dsl {
+using parloop::atan2;
+using parloop::ceil;
+using parloop::cos;
+using parloop::exp;
+using parloop::fabs;
+using parloop::floor;
+using parloop::log;
+using parloop::max;
+using parloop::min;
+using parloop::pow;
+using parloop::sin;
+using parloop::sqrt;
+using parloop::tan;
+}  // namespace dsl
+
 }  // namespace parloop

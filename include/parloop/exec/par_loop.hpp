@@ -59,12 +59,31 @@ constexpr bool returns_nothing(std::index_sequence<Pos...>) {
   return std::is_void_v<
       std::invoke_result_t<const F&, decltype(dsl::symbolic_accessor<Pos>(std::declval<const Args&>()))...>>;
 }
+template <class R, class C, class... P>
+constexpr bool takes_a_pointer(R (C::*)(P...) const) {
+  return (std::is_pointer_v<std::remove_cvref_t<P>> || ...);
+}
+template <class R, class C, class... P>
+constexpr bool takes_a_pointer(R (C::*)(P...)) {
+  return (std::is_pointer_v<std::remove_cvref_t<P>> || ...);
+}
+
 template <class K, class... Args>
 struct kernel_fits : std::true_type {};
 template <class F, class... Args>
 struct kernel_fits<Kernel<F>, Args...> {
-  static constexpr bool takes = takes_arguments<F, Args...>(std::index_sequence_for<Args...>{});
-  static_assert(takes,
+  // An OP2 kernel's parameters are pointers to the arguments' values. A generic lambda cannot be
+  // probed with pointers (its body would be instantiated); a lambda with declared parameters can
+  // be read.
+  static constexpr bool pointers = [] {
+    if constexpr (requires { &F::operator(); }) return takes_a_pointer(&F::operator());
+    else return false;
+  }();
+  static_assert(!pointers,
+                "parloop: a kernel lambda takes `auto` parameters, not pointers: [](auto q, auto r) { r[0] = q[0]; }; "
+                "an OP2 kernel in C runs unchanged through pl::kernel_from_source(name, c_source)");
+  static constexpr bool takes = !pointers && takes_arguments<F, Args...>(std::index_sequence_for<Args...>{});
+  static_assert(takes || pointers,
                 "parloop: the kernel lambda cannot take par_loop's arguments: it takes one `auto` parameter per "
                 "argument after the set (and the optional strategy and range), in order, by value -- not auto&");
   static constexpr bool value = [] {
