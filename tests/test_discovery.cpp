@@ -23,11 +23,24 @@ using parloop_test::scoped_env;
 namespace {
 std::atomic<int> platform_queries{0};
 
+// Runs f on n threads at once and returns how many of its checks failed. Catch2's assertions
+// are not thread-safe: the threads count, and the test asserts the count.
 template <class F>
-void on_threads(int n, F&& f) {
+int failures_on_threads(int n, F&& f) {
+  std::atomic<int> failed{0};
   std::vector<std::thread> threads;
-  for (int t = 0; t < n; ++t) threads.emplace_back(f);
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&] {
+      const auto check = [&](bool ok) { failed.fetch_add(ok ? 0 : 1); };
+      try {
+        f(check);
+      } catch (...) {
+        failed.fetch_add(1);
+      }
+    });
+  }
   for (auto& t : threads) t.join();
+  return failed;
 }
 }  // namespace
 
@@ -46,24 +59,23 @@ TEST_CASE("backends are found once, from any thread, and a missing device is an 
   scoped_env no_device("PARLOOP_DEVICE", nullptr);
 
   // The host backend touches no device API.
-  on_threads(4, [] {
-    for (int i = 0; i < 50; ++i) CHECK(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
-  });
+  CHECK(failures_on_threads(4, [](const auto& check) {
+          for (int i = 0; i < 50; ++i) check(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
+        }) == 0);
   CHECK(platform_queries == 0);
 
   // The first look lists the devices; threads opening runtimes at once list nothing again.
   const auto first = pl::backends();
   const int listed = platform_queries;
   CHECK(listed > 0);
-  on_threads(4, [] {
-    for (int i = 0; i < 10; ++i) {
-      const auto all = pl::backends();
-      CHECK(all.size() == 3);
-      CHECK(pl::Runtime::open(pl::backend_kind::opencl).kind() == pl::backend_kind::opencl);
-      CHECK(pl::Runtime::open().kind() == pl::backend_kind::opencl);
-      CHECK(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
-    }
-  });
+  CHECK(failures_on_threads(4, [](const auto& check) {
+          for (int i = 0; i < 10; ++i) {
+            check(pl::backends().size() == 3);
+            check(pl::Runtime::open(pl::backend_kind::opencl).kind() == pl::backend_kind::opencl);
+            check(pl::Runtime::open().kind() == pl::backend_kind::opencl);
+            check(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
+          }
+        }) == 0);
   CHECK(platform_queries == listed);
 
   // A device the environment names and no platform has: every way of opening says so.
