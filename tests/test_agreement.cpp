@@ -158,3 +158,72 @@ TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an e
   const parloop_test::scoped_env wrong("PARLOOP_CHECK_INDICES", "yes");
   CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::opencl), Contains("PARLOOP_CHECK_INDICES is 'yes'"));
 }
+
+TEST_CASE("after a loop fails, the validity flags say where the data is, and the next read is right",
+          "[agreement][flags]") {
+  for (const pl::backend_kind b : backends) {
+    INFO(pl::backend_name(b));
+    const pl::Runtime rt = pl::Runtime::open(b);
+    const pl::Set s(rt, 6);
+    pl::Dat<double, 2> q(s, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    pl::Dat<std::int32_t> which(s, {0, 1, 0, 7, 0, 1});
+    pl::Dat<double> out(s, {-1, -1, -1, -1, -1, -1});
+    auto pick = pl::kernel("pick_flags", [](auto q, auto i, auto out) { out = q[i]; });
+    // The host stops at element 3, having written 0..2; a device runs every element (element 3
+    // reads component 0 instead) and reports at the read.
+    CHECK_THROWS_AS(
+        [&] {
+          pl::par_loop(pick, s, q(pl::READ), which(pl::READ), out(pl::WRITE));
+          (void)out.host();
+        }(),
+        pl::trace_error);
+    const pl::validity after = out.state().array.valid();
+    if (b == pl::backend_kind::host) {
+      CHECK(after == pl::validity::host);
+      check_values<double>(out.host(), {0, 3, 4, -1, -1, -1});
+    } else {
+      // The device copy is the loop's result; the host copy is not current, and the next read
+      // fetches it (the error was reported once).
+      CHECK(after == pl::validity::device);
+      check_values<double>(out.host(), {0, 3, 4, 6, 8, 11});
+      CHECK(out.state().array.valid() == pl::validity::both);
+    }
+  }
+}
+
+TEST_CASE("INC, MIN and MAX into globals of several components agree", "[agreement][reduction]") {
+  const int n = 5003;  // many work-groups, the last one partial
+  const auto x0 = parloop_test::random_values<double>(static_cast<std::size_t>(n) * 3);
+  const auto k0 = parloop_test::random_values<std::int32_t>(static_cast<std::size_t>(n) * 2);
+  struct sums {
+    std::vector<double> total;
+    std::vector<std::int32_t> low, high;
+  };
+  const auto run = [&](pl::backend_kind b) {
+    const pl::Runtime rt = pl::Runtime::open(b);
+    const pl::Set s(rt, n);
+    pl::Dat<double, 3> x(s, x0);
+    pl::Dat<std::int32_t, 2> k(s, k0);
+    pl::Global<double, 3> total(rt, {1.0, 2.0, 3.0});
+    pl::Global<std::int32_t, 2> low(rt, {0, 0}), high(rt, {0, 0});
+    auto reduce = pl::kernel("reduce_dims", [](auto x, auto k, auto total, auto low, auto high) {
+      for (int c = 0; c < 3; ++c) total[c] += x[c] * (c + 1);
+      for (int c = 0; c < 2; ++c) {
+        low[c] = pl::min(low[c], k[c]);
+        high[c] = pl::max(high[c], k[c] * (c + 1));
+      }
+    });
+    // Twice: the second loop adds to the first's results, on the device as on the host.
+    for (int i = 0; i < 2; ++i) pl::par_loop(reduce, s, x(pl::READ), k(pl::READ), total(pl::INC), low(pl::MIN), high(pl::MAX));
+    const auto t = total.values();
+    const auto l = low.values(), h = high.values();
+    return sums{{t.begin(), t.end()}, {l.begin(), l.end()}, {h.begin(), h.end()}};
+  };
+  const sums want = run(pl::backend_kind::host);
+  const sums got = run(pl::backend_kind::opencl);
+  // Sums of 10006 values in another order: a relative tolerance of 1e-12 (check_values).
+  check_values<double>(got.total, want.total);
+  CHECK(got.low == want.low);
+  CHECK(got.high == want.high);
+  CHECK(want.low == std::vector<std::int32_t>{-50, -50});
+}

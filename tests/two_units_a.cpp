@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// First of two translation units including every header: a missing `inline` fails the link.
+// First of two translation units including every header, backends too: a missing `inline` fails the link.
 #include <parloop/parloop.hpp>
+
+#include "every_header.hpp"
 
 namespace pl = parloop;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Second of two translation units including every header.
+// Second of two translation units including every header, backends too.
 #include <parloop/parloop.hpp>
+
+#include "every_header.hpp"
 
 namespace pl = parloop;
 
