@@ -1,4 +1,5 @@
-// expect: the kernel lambda cannot take par_loop's arguments: it takes one `auto` parameter per argument
+// expect: parameter_count_differs<1, 2>
+// expect: the kernel lambda takes another number of parameters than par_loop passes arguments
 // SPDX-License-Identifier: MIT
 #include <parloop/parloop.hpp>
 namespace pl = parloop;
