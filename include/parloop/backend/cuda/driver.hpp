@@ -25,6 +25,9 @@ class driver {
   decltype(&::cuDeviceGetCount) device_get_count = nullptr;
   decltype(&::cuDeviceGet) device_get = nullptr;
   decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
+  decltype(&::cuDeviceGetName) device_get_name = nullptr;
+  decltype(&::cuDeviceTotalMem) device_total_mem = nullptr;
+  decltype(&::cuDriverGetVersion) driver_get_version = nullptr;
   decltype(&::cuDevicePrimaryCtxRetain) primary_ctx_retain = nullptr;
   decltype(&::cuDevicePrimaryCtxRelease) primary_ctx_release = nullptr;
   decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
@@ -59,6 +62,9 @@ class driver {
     library_.load(device_get_count, PARLOOP_CU_SYMBOL(cuDeviceGetCount));
     library_.load(device_get, PARLOOP_CU_SYMBOL(cuDeviceGet));
     library_.load(device_get_attribute, PARLOOP_CU_SYMBOL(cuDeviceGetAttribute));
+    library_.load(device_get_name, PARLOOP_CU_SYMBOL(cuDeviceGetName));
+    library_.load(device_total_mem, PARLOOP_CU_SYMBOL(cuDeviceTotalMem));
+    library_.load(driver_get_version, PARLOOP_CU_SYMBOL(cuDriverGetVersion));
     library_.load(primary_ctx_retain, PARLOOP_CU_SYMBOL(cuDevicePrimaryCtxRetain));
     library_.load(primary_ctx_release, PARLOOP_CU_SYMBOL(cuDevicePrimaryCtxRelease));
     library_.load(ctx_set_current, PARLOOP_CU_SYMBOL(cuCtxSetCurrent));

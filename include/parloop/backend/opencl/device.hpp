@@ -2,10 +2,7 @@
 // OpenCL devices: listing, what each can do, choosing one, and a context with a queue on it.
 #pragma once
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -13,6 +10,7 @@
 
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/device_choice.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -61,10 +59,6 @@ T device_info(cl_device_id id, cl_device_info what) {
   T value{};
   clGetDeviceInfo(id, what, sizeof value, &value, nullptr);
   return value;
-}
-inline std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 }  // namespace detail
 
@@ -132,23 +126,14 @@ inline device select_device(const std::vector<device>& all, const std::string& s
     }
     throw backend_unavailable(fmt::format("OpenCL: no device {}:{}; the devices are:{}", p, d, list()));
   }
-  const std::string wanted = detail::lower(selector);
   for (const device& dev : all) {
-    if (detail::lower(dev.name).find(wanted) != std::string::npos ||
-        detail::lower(dev.platform_name).find(wanted) != std::string::npos) {
-      return dev;
-    }
+    if (exec::name_contains(dev.name, selector) || exec::name_contains(dev.platform_name, selector)) return dev;
   }
   throw backend_unavailable(fmt::format("OpenCL: no device matches '{}'; the devices are:{}", selector, list()));
 }
 
 // The selector from the environment: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE.
-inline std::string device_selector() {
-  for (const char* name : {"PARLOOP_OPENCL_DEVICE", "PARLOOP_DEVICE"}) {
-    if (const char* v = std::getenv(name); v != nullptr && *v != '\0') return v;
-  }
-  return {};
-}
+inline std::string device_selector() { return exec::device_selector("PARLOOP_OPENCL_DEVICE"); }
 
 using queue_handle = handle<cl_command_queue, clReleaseCommandQueue>;
 
