@@ -8,11 +8,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <parloop/backend/cuda/compile.hpp>
 #include <parloop/backend/cuda/driver.hpp>
+#include <parloop/backend/cuda/memory.hpp>
 #include <parloop/codegen/generate.hpp>
 #include <parloop/parloop.hpp>
 
@@ -23,6 +26,7 @@
 namespace pl = parloop;
 namespace cg = parloop::codegen;
 namespace cu = parloop::backend::cuda;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -175,6 +179,31 @@ TEST_CASE("a computed index out of range is recorded on the GPU, once, and nothi
       FAIL("element " << e << ": " << values[static_cast<std::size_t>(e)]);
     }
   }
+}
+
+TEST_CASE("device memory on the GPU: copies, a copy riding along with the next download, a refusal", "[gpu]") {
+  const cu::context ctx(cu::select_device(cu::devices(), ""));
+  cu::memory mem(ctx);
+  std::vector<double> in(1000);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = 0.5 * static_cast<double>(i);
+  const std::size_t bytes = in.size() * sizeof(double);
+  const auto a = mem.allocate(bytes);
+  mem.upload(*a, in.data(), bytes);
+  std::vector<double> out(in.size(), -1.0);
+  mem.download(*a, out.data(), bytes);
+  CHECK(out == in);
+
+  const std::vector<std::int32_t> sent = {7, -3, 0, 12, 99};
+  const auto record = mem.allocate(sent.size() * sizeof(std::int32_t));
+  mem.upload(*record, sent.data(), sent.size() * sizeof(std::int32_t));
+  std::vector<std::int32_t> seen(sent.size(), 0);
+  mem.download_later(*record, seen.data(), seen.size() * sizeof(std::int32_t));
+  mem.download(*a, out.data(), bytes);  // completes the staged copy too
+  CHECK(seen == sent);
+
+  CHECK_THROWS_WITH(mem.allocate(ctx.dev().total_memory * 2),
+                    Contains("cannot allocate " + std::to_string(ctx.dev().total_memory * 2) + " bytes on " +
+                             ctx.dev().name));
 }
 
 int main(int argc, char** argv) {

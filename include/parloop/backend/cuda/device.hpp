@@ -100,4 +100,44 @@ inline device select_device(const std::vector<device>& all, const std::string& s
 // The selector from the environment: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE.
 inline std::string device_selector() { return exec::device_selector("PARLOOP_CUDA_DEVICE"); }
 
+// The device's primary context, retained, and one stream of this context's own: work on it runs
+// in order. The driver's calls act on the calling thread's current context, so every entry
+// point makes this one current first (cheap when it already is).
+class context {
+ public:
+  explicit context(const device& d) : device_(d), driver_(driver::get()) {
+    driver_.check(driver_.primary_ctx_retain(&context_, d.id), "cuDevicePrimaryCtxRetain");
+    make_current();
+    const CUresult status = driver_.stream_create(&stream_, CU_STREAM_NON_BLOCKING);
+    if (status != CUDA_SUCCESS) {
+      driver_.primary_ctx_release(d.id);
+      driver_.check(status, "cuStreamCreate");
+    }
+  }
+  context(const context&) = delete;
+  context& operator=(const context&) = delete;
+  // A destructor cannot report a failure: the stream goes with the context either way.
+  ~context() {
+    make_current_quietly();
+    driver_.stream_destroy(stream_);
+    driver_.primary_ctx_release(device_.id);
+  }
+
+  // The device the environment selects (see select_device).
+  static context selected() { return context(select_device(devices(), device_selector())); }
+
+  void make_current() const { driver_.check(driver_.ctx_set_current(context_), "cuCtxSetCurrent"); }
+  // For destructors, which cannot report a failure.
+  void make_current_quietly() const noexcept { driver_.ctx_set_current(context_); }
+  const device& dev() const { return device_; }
+  const driver& api() const { return driver_; }
+  CUstream stream() const { return stream_; }
+
+ private:
+  device device_;
+  const driver& driver_;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+};
+
 }  // namespace parloop::backend::cuda

@@ -39,6 +39,13 @@ class driver {
   decltype(&::cuMemFree) mem_free = nullptr;
   decltype(&::cuMemcpyHtoD) memcpy_htod = nullptr;
   decltype(&::cuMemcpyDtoH) memcpy_dtoh = nullptr;
+  decltype(&::cuMemcpyHtoDAsync) memcpy_htod_async = nullptr;
+  decltype(&::cuMemcpyDtoHAsync) memcpy_dtoh_async = nullptr;
+  decltype(&::cuMemHostAlloc) mem_host_alloc = nullptr;
+  decltype(&::cuMemFreeHost) mem_free_host = nullptr;
+  decltype(&::cuStreamCreate) stream_create = nullptr;
+  decltype(&::cuStreamDestroy) stream_destroy = nullptr;
+  decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   decltype(&::cuLaunchKernel) launch_kernel = nullptr;
 
   // The driver, loaded and initialised on first use; throws backend_unavailable, with the
@@ -76,6 +83,13 @@ class driver {
     library_.load(mem_free, PARLOOP_CU_SYMBOL(cuMemFree));
     library_.load(memcpy_htod, PARLOOP_CU_SYMBOL(cuMemcpyHtoD));
     library_.load(memcpy_dtoh, PARLOOP_CU_SYMBOL(cuMemcpyDtoH));
+    library_.load(memcpy_htod_async, PARLOOP_CU_SYMBOL(cuMemcpyHtoDAsync));
+    library_.load(memcpy_dtoh_async, PARLOOP_CU_SYMBOL(cuMemcpyDtoHAsync));
+    library_.load(mem_host_alloc, PARLOOP_CU_SYMBOL(cuMemHostAlloc));
+    library_.load(mem_free_host, PARLOOP_CU_SYMBOL(cuMemFreeHost));
+    library_.load(stream_create, PARLOOP_CU_SYMBOL(cuStreamCreate));
+    library_.load(stream_destroy, PARLOOP_CU_SYMBOL(cuStreamDestroy));
+    library_.load(stream_synchronize, PARLOOP_CU_SYMBOL(cuStreamSynchronize));
     library_.load(launch_kernel, PARLOOP_CU_SYMBOL(cuLaunchKernel));
     if (!library_.reason().empty()) return;
     if (const CUresult status = init(0); status != CUDA_SUCCESS) library_.fail("cuInit failed: " + message(status));

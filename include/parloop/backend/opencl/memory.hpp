@@ -3,9 +3,7 @@
 #pragma once
 
 #include <cstddef>
-#include <cstring>
 #include <memory>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -13,6 +11,7 @@
 #include "parloop/backend/opencl/device.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/staged_copies.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -58,25 +57,21 @@ class memory final : public parloop::detail::device_memory {
                                 nullptr, nullptr),
             "clEnqueueReadBuffer");
     }
-    // The in-order queue has completed every copy enqueued before this one.
-    for (const staged& s : staged_) std::memcpy(s.dst, s.at, s.bytes);
-    staged_.clear();
+    staged_.arrived();
   }
 
   // Rides along with the next download. NVIDIA's OpenCL copies into pageable memory
   // synchronously even when asked not to block, so a small copy goes into pinned memory (a
   // mapped CL_MEM_ALLOC_HOST_PTR buffer) and reaches dst when that download returns.
   void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    if (bytes == 0) return;
-    if (staged_bytes() + bytes > staging_size) {
-      download(src, dst, bytes);
-      return;
-    }
-    unsigned char* at = pinned() + staged_bytes();
-    check(clEnqueueReadBuffer(ctx_.queue(), static_cast<const buffer&>(src).get(), CL_FALSE, 0, bytes, at, 0, nullptr,
-                              nullptr),
-          "clEnqueueReadBuffer");
-    staged_.push_back({at, dst, bytes});
+    staged_.stage(
+        dst, bytes, [&] { return pinned(); },
+        [&](unsigned char* at) {
+          check(clEnqueueReadBuffer(ctx_.queue(), static_cast<const buffer&>(src).get(), CL_FALSE, 0, bytes, at, 0,
+                                    nullptr, nullptr),
+                "clEnqueueReadBuffer");
+        },
+        [&] { download(src, dst, bytes); });
   }
 
   memory(const memory&) = delete;
@@ -99,24 +94,14 @@ class memory final : public parloop::detail::device_memory {
                              ctx_.device().name, ctx_.device().max_allocation, status));
   }
 
-  static constexpr std::size_t staging_size = 4096;
-  struct staged {
-    unsigned char* at;
-    void* dst;
-    std::size_t bytes;
-  };
-
-  std::size_t staged_bytes() const {
-    return staged_.empty() ? 0 : static_cast<std::size_t>(staged_.back().at + staged_.back().bytes - pinned_);
-  }
   unsigned char* pinned() {
     if (pinned_ == nullptr) {
       cl_int status = CL_SUCCESS;
-      staging_ = mem_handle(
-          clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, staging_size, nullptr, &status));
+      staging_ = mem_handle(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                           exec::staged_copies::capacity, nullptr, &status));
       check(status, "clCreateBuffer");
       void* mapped = clEnqueueMapBuffer(ctx_.queue(), staging_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                        staging_size, 0, nullptr, nullptr, &status);
+                                        exec::staged_copies::capacity, 0, nullptr, nullptr, &status);
       check(status, "clEnqueueMapBuffer");
       pinned_ = static_cast<unsigned char*>(mapped);
     }
@@ -126,7 +111,7 @@ class memory final : public parloop::detail::device_memory {
   const context& ctx_;
   mem_handle staging_;
   unsigned char* pinned_ = nullptr;
-  std::vector<staged> staged_;
+  exec::staged_copies staged_;
 };
 
 }  // namespace parloop::backend::opencl

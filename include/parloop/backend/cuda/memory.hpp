@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// Device memory on a CUDA device: what dats and globals plug into (detail::device_memory). Copies
+// run on the context's stream, in order with its kernels; a copy to the host waits for them.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "parloop/backend/cuda/device.hpp"
+#include "parloop/core/validity.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/staged_copies.hpp"
+
+namespace parloop::backend::cuda {
+
+class buffer final : public parloop::detail::device_buffer {
+ public:
+  buffer(const context& ctx, CUdeviceptr p) : ctx_(ctx), pointer_(p) {}
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+  // cuMemFree synchronises with the device first: no enqueued work still uses the memory. A
+  // destructor cannot report a failure.
+  ~buffer() override {
+    ctx_.make_current_quietly();
+    ctx_.api().mem_free(pointer_);
+  }
+  CUdeviceptr get() const { return pointer_; }
+
+ private:
+  const context& ctx_;
+  CUdeviceptr pointer_;
+};
+
+class memory final : public parloop::detail::device_memory {
+ public:
+  explicit memory(const context& ctx) : ctx_(ctx) {}
+  memory(const memory&) = delete;
+  memory& operator=(const memory&) = delete;
+  ~memory() override {
+    if (pinned_ != nullptr) {
+      ctx_.make_current_quietly();
+      ctx_.api().mem_free_host(pinned_);
+    }
+  }
+
+  // An allocation the device cannot make is an error that names the size and the device.
+  std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override {
+    // More than the device has is refused without asking the driver.
+    if (bytes > ctx_.dev().total_memory) throw out_of_memory(bytes, CUDA_ERROR_OUT_OF_MEMORY);
+    ctx_.make_current();
+    CUdeviceptr p = 0;
+    // CUDA refuses empty allocations; an empty dat still gets a (one-byte) buffer to bind.
+    const CUresult status = ctx_.api().mem_alloc(&p, bytes == 0 ? 1 : bytes);
+    if (status == CUDA_ERROR_OUT_OF_MEMORY) throw out_of_memory(bytes, status);
+    ctx_.api().check(status, "cuMemAlloc");
+    return std::make_unique<buffer>(ctx_, p);
+  }
+
+  // Waits until the copy is done: the host may change its data right after.
+  void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
+    if (bytes == 0) return;
+    ctx_.make_current();
+    const driver& d = ctx_.api();
+    d.check(d.memcpy_htod_async(static_cast<buffer&>(dst).get(), src, bytes, ctx_.stream()), "cuMemcpyHtoDAsync");
+    d.check(d.stream_synchronize(ctx_.stream()), "cuStreamSynchronize");
+  }
+
+  void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    ctx_.make_current();
+    const driver& d = ctx_.api();
+    if (bytes != 0) {
+      d.check(d.memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_.stream()),
+              "cuMemcpyDtoHAsync");
+    }
+    d.check(d.stream_synchronize(ctx_.stream()), "cuStreamSynchronize");
+    staged_.arrived();
+  }
+
+  // Rides along with the next download: copied without waiting into pinned memory (a copy into
+  // pageable memory would wait), and moved to dst when that download returns.
+  void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    staged_.stage(
+        dst, bytes, [&] { return pinned(); },
+        [&](unsigned char* at) {
+          ctx_.api().check(
+              ctx_.api().memcpy_dtoh_async(at, static_cast<const buffer&>(src).get(), bytes, ctx_.stream()),
+              "cuMemcpyDtoHAsync");
+        },
+        [&] { download(src, dst, bytes); });
+  }
+
+ private:
+  error out_of_memory(std::size_t bytes, CUresult status) const {
+    return error(fmt::format("CUDA: cannot allocate {} bytes on {} ({} bytes in all; error {})", bytes,
+                             ctx_.dev().name, ctx_.dev().total_memory, static_cast<int>(status)));
+  }
+
+  unsigned char* pinned() {
+    ctx_.make_current();
+    if (pinned_ == nullptr) {
+      void* p = nullptr;
+      ctx_.api().check(ctx_.api().mem_host_alloc(&p, exec::staged_copies::capacity, 0), "cuMemHostAlloc");
+      pinned_ = static_cast<unsigned char*>(p);
+    }
+    return pinned_;
+  }
+
+  const context& ctx_;
+  unsigned char* pinned_ = nullptr;
+  exec::staged_copies staged_;
+};
+
+}  // namespace parloop::backend::cuda
