@@ -14,13 +14,13 @@
 // (PoCL's, NVIDIA's) are switched off, so that every cold build is one. Usage: bench_opencl [log2 n]
 #include <parloop/parloop.hpp>
 
+#include "common.hpp"
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,19 +33,8 @@ namespace ocl = parloop::backend::opencl;
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-// The median of `reps` timings of `body`, in seconds.
-double median_seconds(int reps, const std::function<void()>& body) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = clock_type::now();
-    body();
-    t.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using parloop_bench::median;
+using parloop_bench::median_seconds;
 
 // A hand-written kernel: built from source, arguments set before every launch.
 struct hand_kernel {
@@ -180,47 +169,10 @@ int main(int argc, char** argv) {
 
   // A loop with a global SUM against the same loop without one, alternately: launch-bound
   // (many loops of 256 elements, one wait) and bandwidth-bound (the whole set).
-  pl::Global<double> total(rt, 0.0);
-  auto triad_sum = pl::kernel("triad_sum", [](auto a, auto b, auto c, auto s, auto total) {
-    auto v = pl::let("v", b + s * c);
-    a = v;
-    total += v;
-  });
-  const auto plain_loops = [&](int count, pl::range r) {
-    for (int i = 0; i < count; ++i) pl::par_loop(triad, points, r, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ));
-    finish();
-  };
-  const auto sum_loops = [&](int count, pl::range r) {
-    for (int i = 0; i < count; ++i) {
-      pl::par_loop(triad_sum, points, r, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ), total(pl::INC));
-    }
-    finish();
-  };
-  sum_loops(2, pl::range{0, n});
-  std::vector<double> plain_small, sum_small, plain_big, sum_big;
-  for (int r = 0; r < reps; ++r) {
-    plain_small.push_back(median_seconds(1, [&] { plain_loops(launches, pl::range{0, small}); }) / launches);
-    sum_small.push_back(median_seconds(1, [&] { sum_loops(launches, pl::range{0, small}); }) / launches);
-  }
-  for (int r = 0; r < big_reps; ++r) {
-    plain_big.push_back(median_seconds(1, [&] { plain_loops(1, pl::range{0, n}); }));
-    sum_big.push_back(median_seconds(1, [&] { sum_loops(1, pl::range{0, n}); }));
-  }
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  const double t_plain_small = median(plain_small), t_sum_small = median(sum_small);
-  const double t_plain_big = median(plain_big), t_sum_big = median(sum_big);
-  // Every loop added the sum of a to total: check it before reporting the speed.
-  double want_sum = 0.0;
-  for (int i = 0; i < n; ++i) want_sum += b0[i] + 3.0 * c0[i];
-  double small_sum = 0.0;
-  for (int i = 0; i < small; ++i) small_sum += b0[i] + 3.0 * c0[i];
-  const double sum_loops_run = 2.0 + big_reps;
-  const double sum_small_loops = static_cast<double>(reps) * launches;
-  const double want_total = sum_loops_run * want_sum + sum_small_loops * small_sum;
-  const double total_error = std::abs(total.value() - want_total) / std::abs(want_total);
+  const parloop_bench::sum_cost sum = parloop_bench::measure_sum(rt, points, small, launches, reps, big_reps);
+  const double t_plain_small = sum.plain_small, t_sum_small = sum.sum_small;
+  const double t_plain_big = sum.plain_big, t_sum_big = sum.sum_big;
+  const double total_error = sum.relative_error;
 
   // The cold path: each trial a kernel no one has built before (its captured constant differs),
   // first par_loop against building and launching the generated source of another new one.

@@ -1,36 +1,78 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The whole GPU run, on a machine with an NVIDIA GPU: configure against the carried
-# dependencies (tools/carry_deps.sh fills .deps/ beforehand), build, run the GPU tests, then
-# the whole suite. Logs go to $OUT (or ./gpu-run). Usage: benchmarks/run_gpu.sh
+# dependencies (tools/carry_deps.sh fills .deps/ beforehand), build, run the GPU tests (the
+# suite on CUDA), compute-sanitizer memcheck and racecheck over the CUDA tests, the examples on
+# CUDA, the rest of the suite, and the benchmarks (CUDA, and OpenCL on every OpenCL device).
+# Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
+# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench (default: all)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-run}
 mkdir -p "$out"
 build="$root/build-gpu"
-
-{
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-  nvcc --version | tail -2
-} 2>&1 | tee "$out/machine.txt"
-
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH="$root/.deps" \
-  >"$out/configure.log" 2>&1 ||
-  { tail -30 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
-
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench)
 status=0
-ctest --test-dir "$build" -L gpu -V 2>&1 | tee "$out/ctest-gpu.log" || status=1
-ctest --test-dir "$build" -LE gpu -j "$(nproc)" --output-on-failure >"$out/ctest-all.log" 2>&1 || status=1
-tail -15 "$out/ctest-all.log"
+summary="$out/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
 
-# Benchmarks: parloop against hand-written code, on every OpenCL device of the machine.
-if [ -x "$build/benchmarks/bench_opencl" ]; then
-  # "Platform #P: ..." then " `-- Device #D: ..." lines become P:D.
-  for dev in $(clinfo -l 2>/dev/null | sed -n 's/^Platform #\([0-9]*\).*/P \1/p; s/.*Device #\([0-9]*\).*/D \1/p' |
-               awk '$1 == "P" {p = $2} $1 == "D" {print p ":" $2}'); do
-    PARLOOP_OPENCL_DEVICE=$dev "$build/benchmarks/bench_opencl" 24 2>&1 | tee "$out/bench-opencl-${dev/:/-}.txt" || status=1
-  done
-fi
+for step in "${steps[@]}"; do
+  case $step in
+    build)
+      {
+        date -u
+        nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+        nvcc --version | tail -2
+      } 2>&1 | tee "$out/machine.txt"
+      cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_BUILD_BENCHMARKS=ON \
+        -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+      cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+      note "build: ok ($(grep -o 'parloop components: .*' "$out/configure.log"))"
+      ;;
+    gpu)
+      # Every test labelled gpu: test_cuda, and the suite's device tests with PARLOOP_TEST_BACKEND=cuda.
+      ctest --test-dir "$build" -L gpu -j 4 --output-on-failure >"$out/ctest-gpu.log" 2>&1 || status=1
+      note "gpu tests: $(grep -E 'tests passed|tests failed' "$out/ctest-gpu.log")"
+      grep -E 'Skipped|Not Run' "$out/ctest-gpu.log" | tee -a "$summary"
+      ;;
+    sanitize)
+      # Every kernel of the CUDA tests under memcheck (also leaks of device memory) and racecheck
+      # (shared memory hazards: the reductions' combines).
+      for tool in memcheck racecheck; do
+        for t in test_cuda test_device_loops; do
+          extra=()
+          [ "$tool" = memcheck ] && extra=(--leak-check full)
+          PARLOOP_TEST_BACKEND=cuda PARLOOP_TEST_COMPILE_KERNELS=0 \
+            compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 "$build/tests/$t" \
+            >"$out/$tool-$t.log" 2>&1 || status=1
+          note "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$t.log" | tail -1)"
+        done
+      done
+      ;;
+    examples)
+      for e in triad/triad jacobi/jacobi from_source/from_source; do
+        log="$out/example-$(basename "$e").log"
+        PARLOOP_BACKEND=cuda "$build/examples/$e" >"$log" 2>&1
+        rc=$?
+        [ $rc -eq 0 ] || status=1
+        note "example $(basename "$e") on CUDA: exit $rc -- $(head -1 "$log")"
+      done
+      ;;
+    suite)
+      ctest --test-dir "$build" -LE gpu -j "$(nproc)" --output-on-failure >"$out/ctest-all.log" 2>&1 || status=1
+      note "rest of the suite: $(grep -E 'tests passed|tests failed' "$out/ctest-all.log")"
+      ;;
+    bench)
+      "$build/benchmarks/bench_cuda" 24 2>&1 | tee "$out/bench-cuda.txt" || status=1
+      grep -E 'ratio|TB/s;' "$out/bench-cuda.txt" >>"$summary"
+      # "Platform #P: ..." then " `-- Device #D: ..." lines become P:D.
+      for dev in $(clinfo -l 2>/dev/null | sed -n 's/^Platform #\([0-9]*\).*/P \1/p; s/.*Device #\([0-9]*\).*/D \1/p' |
+                   awk '$1 == "P" {p = $2} $1 == "D" {print p ":" $2}'); do
+        PARLOOP_OPENCL_DEVICE=$dev "$build/benchmarks/bench_opencl" 24 >"$out/bench-opencl-${dev/:/-}.txt" 2>&1 || status=1
+      done
+      ;;
+    *) echo "unknown step '$step'"; exit 2 ;;
+  esac
+done
 exit $status

@@ -57,6 +57,7 @@ class fake_backend final : public pl::detail::device_backend {
     std::memcpy(dst, static_cast<const fake_buffer&>(src).bytes.data(), bytes);
   }
 
+  void wait() override {}
   std::string describe() const override { return "fake"; }
   pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Kernels on which the host and an OpenCL device (PoCL in CI) once gave different answers or
-// different errors: each runs on both, and both must agree, with the value the README states.
+// Kernels on which the host and a device (OpenCL: PoCL in CI; CUDA with PARLOOP_TEST_BACKEND=cuda)
+// once gave different answers or different errors: each runs on both, and both must agree, with
+// the value the README states.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -8,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include <parloop/backend/opencl/backend.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"
+#include "device_under_test.hpp"
 #include "random_mesh.hpp"
 #include "scoped_env.hpp"
 
@@ -21,7 +22,7 @@ using parloop_test::check_values;
 
 namespace {
 
-const pl::backend_kind backends[] = {pl::backend_kind::host, pl::backend_kind::opencl};
+const pl::backend_kind backends[] = {pl::backend_kind::host, parloop_test::device_backend()};
 
 // What `run` leaves in a dat, on each backend.
 template <class T>
@@ -145,7 +146,7 @@ TEST_CASE("a computed index out of range is an error on every backend, naming ke
 TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an error", "[agreement][index]") {
   {
     const parloop_test::scoped_env off("PARLOOP_CHECK_INDICES", "0");
-    const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+    const pl::Runtime rt = parloop_test::device_runtime();
     const pl::Set s(rt, 4);
     pl::Dat<double, 2> q(s, {1, 2, 3, 4, 5, 6, 7, 8});
     pl::Dat<std::int32_t> which(s, {1, 0, 1, 0});
@@ -156,7 +157,7 @@ TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an e
     CHECK(unchecked.compiles() == 1);
   }
   const parloop_test::scoped_env wrong("PARLOOP_CHECK_INDICES", "yes");
-  CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::opencl), Contains("PARLOOP_CHECK_INDICES is 'yes'"));
+  CHECK_THROWS_WITH(parloop_test::device_runtime(), Contains("PARLOOP_CHECK_INDICES is 'yes'"));
 }
 
 TEST_CASE("after a loop fails, the validity flags say where the data is, and the next read is right",
@@ -220,7 +221,7 @@ TEST_CASE("INC, MIN and MAX into globals of several components agree", "[agreeme
     return sums{{t.begin(), t.end()}, {l.begin(), l.end()}, {h.begin(), h.end()}};
   };
   const sums want = run(pl::backend_kind::host);
-  const sums got = run(pl::backend_kind::opencl);
+  const sums got = run(parloop_test::device_backend());
   // Sums of 10006 values in another order: a relative tolerance of 1e-12 (check_values).
   check_values<double>(got.total, want.total);
   CHECK(got.low == want.low);

@@ -205,7 +205,8 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   });
   pl::Global<double> scale(m.rt, 2.0);
   const auto ir = k.traced(m.w(pl::RW), m.total(pl::INC), m.bounds(pl::MIN), scale(pl::READ));
-  const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
+  const cg::generated_source cl_source = cg::generate(*ir, cg::dialect_kind::opencl);
+  const std::string& cl = cl_source.text;
   CHECK(has_line(cl, "__global float* restrict const arg0 = data0 + (long)pl_e * 2;"));
   // A global constant is read once per work-item, before its elements.
   CHECK(has_line(cl, "double arg3[1];"));
@@ -242,10 +243,24 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   CHECK(has_line(cl, "data1[0] += pl_group1[0];"));
   CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) data2[pl_k] = pl_min_f32(data2[pl_k], pl_group2[pl_k]);"));
   CHECK(has_line(cl, "if (pl_local == 0) *pl_groups_done = 0;"));
-  const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda).text;
+  // The local memory a group declares: a value per work-item of each reduction, and the flag.
+  CHECK(cl_source.needs.group_memory == 256 * 8 + 256 * 2 * 4 + 4);
+  const cg::generated_source cu_source = cg::generate(*ir, cg::dialect_kind::cuda);
+  const std::string& cu = cu_source.text;
   CHECK(has_line(cu, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = __int_as_float(0x7f800000);"));
-  CHECK(has_line(cu, "__shared__ double pl_group1[256];"));
-  CHECK(count_of(cu, "__syncthreads();") == 9);
+  // CUDA combines a warp's values by shuffles, then the block's eight warps' in shared memory:
+  // one barrier per combine, and a value per warp.
+  CHECK(has_line(cu, "for (int pl_delta = 16; pl_delta > 0; pl_delta /= 2) {"));
+  CHECK(has_line(cu, "arg1[0] += __shfl_down_sync(0xffffffffu, arg1[0], pl_delta);"));
+  CHECK(has_line(cu, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg2[pl_k] = pl_min_f32(arg2[pl_k], "
+                     "__shfl_down_sync(0xffffffffu, arg2[pl_k], pl_delta));"));
+  CHECK(has_line(cu, "if (pl_local % 32 == 0) {"));
+  CHECK(has_line(cu, "pl_group1[(pl_local / 32)] = arg1[0];"));
+  CHECK(has_line(cu, "arg1[0] = pl_local < 8 ? pl_group1[pl_local] : 0.0;"));
+  CHECK(has_line(cu, "__shared__ double pl_group1[8];"));
+  CHECK(has_line(cu, "__shared__ float pl_group2[16];"));
+  CHECK(cu_source.needs.group_memory == 8 * 8 + 8 * 2 * 4 + 4);
+  CHECK(count_of(cu, "__syncthreads();") == 5);
   CHECK(has_line(cu, "arg1_partials[blockIdx.x] = pl_group1[0];"));
   CHECK(has_line(cu, "__threadfence();"));
   CHECK(has_line(cu, "pl_last_group[0] = atomicAdd(pl_groups_done, 1) == (int)(((long long)gridDim.x) - 1);"));
@@ -378,11 +393,11 @@ TEST_CASE("a kernel from source with a syntax error reports the compiler's log",
   SECTION("NVRTC") {
     const auto source = cg::generate(*ir, cg::dialect_kind::cuda);
     try {
-      pl::backend::cuda::build(source, "sm_90");
+      pl::backend::cuda::build(source, pl::backend::cuda::target{90});
       FAIL("the broken kernel compiled");
     } catch (const pl::compile_error& e) {
       CHECK_THAT(e.log(), Contains("error"));
-      CHECK_THAT(std::string(e.what()), Contains("kernel 'broken' failed to compile with NVRTC for sm_90"));
+      CHECK_THAT(std::string(e.what()), Contains("kernel 'broken' failed to compile with NVRTC (--gpu-architecture=sm_90 "));
       CHECK_THAT(std::string(e.what()), Contains("| void broken(double* w) { w[0] = 1.0 +; }"));
     }
   }
@@ -425,7 +440,7 @@ TEST_CASE("a dumped source is named in the compile error", "[codegen][errors]") 
 #endif
 #if PARLOOP_TEST_CUDA
   check_named(cg::generate(broken, cg::dialect_kind::cuda),
-              [](const auto& source) { pl::backend::cuda::build(source, "sm_90"); });
+              [](const auto& source) { pl::backend::cuda::build(source, pl::backend::cuda::target{90}); });
 #endif
   std::filesystem::remove_all(dir);
 }
@@ -439,7 +454,7 @@ TEST_CASE("generated kernels compile with the real compilers", "[codegen][compil
   CHECK_FALSE(pl::backend::opencl::program_binary(program).empty());
 #endif
 #if PARLOOP_TEST_CUDA
-  const auto cu = pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), "sm_90");
+  const auto cu = pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), pl::backend::cuda::target{90});
   CHECK(cu.entry == "pl_kernel_flux");
   // A CUBIN is an ELF file.
   REQUIRE(cu.binary.size() > 4);
@@ -496,7 +511,7 @@ TEST_CASE("a kernel from source of other types than its arguments fails to build
 #if PARLOOP_TEST_CUDA
   for (const auto& ir : {wrong, not_const}) {
     try {
-      pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), "sm_90");
+      pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda), pl::backend::cuda::target{90});
       FAIL("a kernel from source of the wrong types compiled");
     } catch (const pl::compile_error& e) {
       CHECK_THAT(e.log(), Contains("invalid type conversion"));

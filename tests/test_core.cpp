@@ -20,13 +20,17 @@ using parloop_test::scoped_env;
 TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]") {
   SECTION("unset: the best available backend") {
     scoped_env env("PARLOOP_BACKEND", nullptr);
-    // This suite runs where its build has an OpenCL device (PoCL at least), and CUDA runs no loops
-    // yet: OpenCL is the best; a build without OpenCL has only the host.
+    // This suite runs where its build has an OpenCL device (PoCL at least): CUDA where it is
+    // available, else OpenCL; a build without OpenCL has only the host, unless it has a GPU.
+    const pl::backend_status cuda = pl::backends().front();
+    REQUIRE(cuda.kind == pl::backend_kind::cuda);
+    const pl::backend_kind best = cuda.available ? pl::backend_kind::cuda
 #if PARLOOP_TEST_OPENCL
-    CHECK(pl::Runtime::open().kind() == pl::backend_kind::opencl);
+                                                 : pl::backend_kind::opencl;
 #else
-    CHECK(pl::Runtime::open().kind() == pl::backend_kind::host);
+                                                 : pl::backend_kind::host;
 #endif
+    CHECK(pl::Runtime::open().kind() == best);
   }
   SECTION("host") {
     scoped_env env("PARLOOP_BACKEND", "host");
@@ -34,8 +38,17 @@ TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]")
     CHECK(pl::Runtime::open().name() == "host");
   }
   SECTION("a backend that is not built says so") {
+#if !PARLOOP_TEST_CUDA
     scoped_env env("PARLOOP_BACKEND", "cuda");
     CHECK_THROWS_WITH(pl::Runtime::open(), Contains("backend 'cuda' is not available") && Contains("not built"));
+#elif !PARLOOP_TEST_OPENCL
+    scoped_env env("PARLOOP_BACKEND", "opencl");
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("backend 'opencl' is not available") && Contains("not built"));
+#else
+    // Both are built into this program: the message is what either would say.
+    CHECK(pl::detail::not_built(pl::backend_kind::cuda) ==
+          "the cuda backend is not built into this program (link parloop::cuda)");
+#endif
   }
   SECTION("a backend opens when it is available, and says why when it is not") {
     for (const auto& s : pl::backends()) {

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
-// CUDA devices: choosing one by the environment (on made-up lists, so that it runs without a
-// GPU), and listing them through the driver where there is one -- or the reason where there is
-// none.
+// The CUDA backend where there may be no GPU: choosing a device by the environment (on made-up
+// lists), listing them through the driver where there is one, the compile target and NVRTC's
+// builds, and the reason CUDA is unavailable where there is no driver.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
-#include <parloop/backend/cuda/device.hpp>
+#include <parloop/backend/cuda/backend.hpp>
+#include <parloop/parloop.hpp>
 
+#include "compile_all.hpp"
 #include "scoped_env.hpp"
 
 namespace pl = parloop;
@@ -71,4 +74,82 @@ TEST_CASE("the driver lists the devices, or says why it cannot", "[cuda][device]
   }
   // Listed once: the same list again.
   CHECK(&cu::devices() == &cu::devices());
+}
+
+TEST_CASE("NVRTC compiles for the device's own architecture, else PTX for the newest it knows below", "[cuda][compile]") {
+  const std::vector<int> known = {75, 80, 86, 89, 90, 100, 120};
+  const cu::target h200 = cu::target_for(90, known, false);
+  CHECK(h200.arch == 90);
+  CHECK_FALSE(h200.ptx);
+  CHECK(h200.format() == pl::cache::binary_format::cubin);
+  CHECK(h200.options_text() == "--gpu-architecture=sm_90 --device-as-default-execution-space --std=c++17");
+  // A device newer than this NVRTC: PTX of the newest architecture below it, for the driver.
+  const cu::target newer = cu::target_for(130, known, true);
+  CHECK(newer.arch == 120);
+  CHECK(newer.ptx);
+  CHECK(newer.format() == pl::cache::binary_format::ptx);
+  CHECK(newer.options_text() ==
+        "--gpu-architecture=compute_120 --device-as-default-execution-space --std=c++17 --use_fast_math");
+  CHECK(cu::target_for(87, known, false).arch == 86);
+  CHECK(cu::target_for(87, known, false).ptx);
+  CHECK_THROWS_WITH(cu::target_for(70, known, false), Contains("NVRTC does not compile for sm_70") &&
+                                                          Contains("the oldest architecture it knows is sm_75"));
+}
+
+TEST_CASE("NVRTC builds a generated kernel into a CUBIN or PTX, and a refused one names the compiler", "[cuda][compile]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set s(rt, 8);
+  pl::Dat<double> x(s);
+  auto twice = pl::kernel("twice", [](auto x) { x *= 2; });
+  const auto ir = twice.traced(x(pl::RW));
+  const auto source = pl::codegen::generate(*ir, pl::codegen::dialect_kind::cuda);
+  try {
+    pl::backend::cuda::nvrtc::get();
+  } catch (const pl::backend_unavailable& e) {
+    WARN("NVRTC not found: " << e.what());
+    return;
+  }
+  const std::vector<int> known = cu::nvrtc::get().supported_archs();
+  REQUIRE_FALSE(known.empty());
+  CHECK(std::is_sorted(known.begin(), known.end()));
+  const cu::compiled cubin = cu::build(source, cu::target{known.front(), false, false});
+  CHECK(cubin.format == pl::cache::binary_format::cubin);
+  CHECK(cubin.entry == "pl_kernel_twice");
+  // An ELF file.
+  REQUIRE(cubin.binary.size() > 4);
+  CHECK(std::string(cubin.binary.begin() + 1, cubin.binary.begin() + 4) == "ELF");
+  const cu::compiled ptx = cu::build(source, cu::target{known.back(), true, true});
+  CHECK(ptx.format == pl::cache::binary_format::ptx);
+  const std::string text(ptx.binary.begin(), ptx.binary.end());
+  CHECK_THAT(text, Contains(".entry pl_kernel_twice") && Contains(".target sm_" + std::to_string(known.back())));
+  CHECK(ptx.binary.back() == '\0');  // cuModuleLoadData reads PTX up to its end
+
+  parloop_test::expect_compile_failure("broken");
+  pl::codegen::generated_source broken = source;
+  broken.kernel = "broken";
+  broken.text += "\nthis is not CUDA;\n";
+  CHECK_THROWS_WITH(cu::build(broken, cu::target{known.front(), false, false}),
+                    Contains("kernel 'broken' failed to compile with NVRTC (--gpu-architecture=sm_") &&
+                        Contains("--- compiler log ---") && Contains("--- source (CUDA) ---"));
+}
+
+TEST_CASE("without a driver, CUDA is unavailable and says why; the program runs on", "[cuda][status]") {
+  const pl::backend_status cuda = pl::backends().front();
+  REQUIRE(cuda.kind == pl::backend_kind::cuda);
+  bool has_driver = true;
+  try {
+    cu::devices();
+  } catch (const pl::backend_unavailable&) {
+    has_driver = false;
+  }
+  if (has_driver) {
+    CHECK((cuda.available || !cuda.reason.empty()));
+    return;
+  }
+  CHECK_FALSE(cuda.available);
+  CHECK_THAT(cuda.reason, Contains("CUDA: the NVIDIA driver (libcuda.so.1) was not found"));
+  CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::cuda),
+                    Contains("backend 'cuda' is not available: CUDA: the NVIDIA driver (libcuda.so.1) was not found"));
+  // The best backend is another one.
+  CHECK(pl::Runtime::open().kind() != pl::backend_kind::cuda);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // par_loop refuses arguments that do not fit the loop, with a message naming what is wrong, the
-// same on the host and (PARLOOP_TEST_BACKEND=opencl, test_errors_opencl) on an OpenCL device.
+// same on the host and on a device (PARLOOP_TEST_BACKEND=opencl|cuda: test_errors_opencl,
+// test_errors_cuda).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -9,16 +10,14 @@
 
 #include <parloop/parloop.hpp>
 
+#include "device_under_test.hpp"
+
 namespace pl = parloop;
 using Catch::Matchers::Contains;
 
 namespace {
 
-pl::Runtime test_runtime() {
-  const char* backend = std::getenv("PARLOOP_TEST_BACKEND");
-  return pl::Runtime::open(backend != nullptr && std::string(backend) == "opencl" ? pl::backend_kind::opencl
-                                                                                   : pl::backend_kind::host);
-}
+pl::Runtime test_runtime() { return pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host)); }
 
 struct mesh {
   pl::Runtime rt = test_runtime();

@@ -15,6 +15,7 @@
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"
+#include "device_under_test.hpp"
 #include "random_mesh.hpp"
 #include "sample_kernels.hpp"
 
@@ -36,13 +37,13 @@ void for_dims(F&& f) {
       std::make_integer_sequence<int, 5>{});
 }
 
-// The runtime the tests run on: the host backend, or with PARLOOP_TEST_BACKEND=opencl an
-// OpenCL device, whose strategy rotates with `variant` so that every strategy meets every
-// access pattern, dim, arity and type somewhere in the matrix without compiling it thrice.
+// The runtime the tests run on: the host backend, or with PARLOOP_TEST_BACKEND=opencl|cuda a
+// device, whose strategy rotates with `variant` so that every strategy meets every access
+// pattern, dim, arity and type somewhere in the matrix without compiling it thrice.
 pl::Runtime test_runtime(int variant) {
-  const char* backend = std::getenv("PARLOOP_TEST_BACKEND");
-  if (backend == nullptr || std::string(backend) != "opencl") return pl::Runtime::open(pl::backend_kind::host);
-  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+  const pl::backend_kind backend = parloop_test::tested_backend(pl::backend_kind::host);
+  if (backend == pl::backend_kind::host) return pl::Runtime::open(pl::backend_kind::host);
+  pl::Runtime rt = pl::Runtime::open(backend);
   const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16}};
   rt.set_default_strategy(strategies[variant % 3]);
   return rt;

@@ -16,6 +16,7 @@
 #include <parloop/ir/hash.hpp>
 
 #include "compile_all.hpp"
+#include "device_under_test.hpp"
 #if PARLOOP_TEST_OPENCL
 #include <parloop/backend/opencl/compile.hpp>
 #endif
@@ -106,8 +107,9 @@ int compile_collected() {
 #if PARLOOP_TEST_CUDA
   try {
     pl::backend::cuda::nvrtc::get();
-    failed += compile_all(cg::dialect_kind::cuda, "NVRTC for sm_90",
-                          [](const cg::generated_source& s) { pl::backend::cuda::build(s, "sm_90"); });
+    const pl::backend::cuda::target sm_90{90, false, false};
+    failed += compile_all(cg::dialect_kind::cuda, ("NVRTC " + sm_90.options_text()).c_str(),
+                          [&](const cg::generated_source& s) { pl::backend::cuda::build(s, sm_90); });
   } catch (const pl::backend_unavailable& e) {
     std::printf("parloop tests: CUDA kernels not compiled: %s\n", e.what());
   }
@@ -125,6 +127,14 @@ void parloop_test::expect_compile_failure(const std::string& kernel_name) {
 }
 
 int main(int argc, char** argv) {
+  // Only a run on a device asks for devices: some tests count the first listing.
+  if (const pl::backend_kind tested = parloop_test::tested_backend(pl::backend_kind::host); tested != pl::backend_kind::host) {
+    if (const pl::backend_status s = pl::detail::status_of(tested); !s.available) {
+      std::printf("skipped: the %s backend is not available here: %s\n", pl::backend_name(tested).data(),
+                  s.reason.c_str());
+      return 77;
+    }
+  }
   pl::detail::set_ir_observer(collect);
   const int failed_tests = Catch::Session().run(argc, argv);
   const int failed_kernels = compile_collected();

@@ -118,3 +118,66 @@ TEST_CASE("a dat moves between host and an OpenCL device only when a copy is sta
   CHECK(rt.transfers().to_host == 1);
   CHECK(rt.transfers().to_host_bytes == 4000);
 }
+
+namespace {
+
+// A runtime on an OpenCL device described by `d`: a test changes the description to play a
+// device that lacks a feature.
+pl::Runtime runtime_on(const ocl::device& d) { return pl::detail::runtime_on(std::make_shared<ocl::backend>(d)); }
+
+}  // namespace
+
+TEST_CASE("a device without double precision refuses a double kernel clearly", "[opencl][errors]") {
+  ocl::device without = ocl::select_device(ocl::devices(), "");
+  without.extensions = "";  // as a device without cl_khr_fp64 reports itself
+  const pl::Runtime rt = runtime_on(without);
+  const pl::Set s(rt, 10);
+  pl::Dat<double> x(s);
+  pl::Dat<float> f(s);
+  auto twice = pl::kernel("twice", [](auto x) { x *= 2; });
+  CHECK_THROWS_WITH(pl::par_loop(twice, s, x(pl::RW)), Contains("kernel 'twice' computes in double") &&
+                                                           Contains("lacks cl_khr_fp64"));
+  // A float kernel still runs there.
+  f.host_view(pl::WRITE)[3] = 1.5f;
+  pl::par_loop(twice, s, f(pl::RW));
+  CHECK(f.host()[3] == 3.0f);
+  // And one with 64-bit integer atomics is refused too.
+  const pl::Set cells(rt, 4);
+  const pl::Map m(s, cells, 1, std::vector<pl::index_t>(10, 2));
+  pl::Dat<std::int64_t> count(cells);
+  auto tally = pl::kernel("tally", [](auto c) { c += 1; });
+  CHECK_THROWS_WITH(pl::par_loop(tally, s, count(pl::INC, m, 0)), Contains("needs 64-bit atomics"));
+}
+
+TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]") {
+  // A device that takes at most 64 work-items per group, as small devices report themselves.
+  ocl::device small = ocl::select_device(ocl::devices(), "");
+  small.max_work_group_size = 64;
+  const pl::Runtime rt = runtime_on(small);
+  const pl::Set s(rt, 100);
+  pl::Dat<float> x(s);
+  auto k = pl::kernel("one", [](auto x) { x = 1.0f; });
+  CHECK_THROWS_WITH(pl::par_loop(k, s, pl::split_n_across_workgroups{128}, x(pl::WRITE)),
+                    Contains("a block of 128 work-items exceeds OpenCL device") && Contains("maximum of 64"));
+  pl::par_loop(k, s, pl::split_n_across_workgroups{64}, x(pl::WRITE));
+  CHECK(x.host()[99] == 1.0f);
+  CHECK_THROWS_WITH(pl::par_loop(k, s, pl::split_n_across_workgroups{0}, x(pl::WRITE)),
+                    Contains("the block must be 1 to 1024"));
+}
+
+TEST_CASE("a reduction that needs more local memory than the device has is refused", "[opencl][errors]") {
+  // A device with 1 KB of local memory, as small devices report themselves.
+  ocl::device small = ocl::select_device(ocl::devices(), "");
+  small.local_memory = 1024;
+  const pl::Runtime rt = runtime_on(small);
+  const pl::Set s(rt, 1000);
+  pl::Dat<double> x(s, std::vector<double>(1000, 0.5));
+  pl::Global<double> total(rt, 0.0);
+  auto sum = pl::kernel("sum_x", [](auto x, auto total) { total += x; });
+  CHECK_THROWS_WITH(pl::par_loop(sum, s, pl::split_n_across_workgroups{256}, x(pl::READ), total(pl::INC)),
+                    Contains("kernel 'sum_x': its global reductions need 2052 bytes of local memory for a block of "
+                             "256") &&
+                        Contains("has 1024; use a smaller block"));
+  pl::par_loop(sum, s, pl::split_n_across_workgroups{64}, x(pl::READ), total(pl::INC));
+  CHECK(total.value() == 500.0);
+}

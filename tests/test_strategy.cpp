@@ -166,7 +166,7 @@ TEST_CASE("each strategy generates its element loop, and it compiles", "[strateg
     CHECK_NOTHROW(pl::backend::opencl::build_program(context, cg::generate(*ir, cg::dialect_kind::opencl, s)));
 #endif
 #if PARLOOP_TEST_CUDA
-    CHECK_NOTHROW(pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda, s), "sm_90"));
+    CHECK_NOTHROW(pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda, s), pl::backend::cuda::target{90}));
 #endif
   }
 }

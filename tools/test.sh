@@ -18,6 +18,6 @@ run_suite() {
 }
 
 run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
-# Under the sanitizers the OpenCL path runs through test_opencl_loops; the host matrix again on
+# Under the sanitizers the OpenCL path runs through test_device_loops_opencl; the host matrix again on
 # OpenCL (hundreds of device compiles, minutes on two cores) runs in the plain build only.
 run_suite "$root/build-sanitize" "-E test_host_loops_opencl" -DCMAKE_BUILD_TYPE=Debug -DPARLOOP_SANITIZE=ON

@@ -24,3 +24,6 @@
 #if PARLOOP_HAVE_OPENCL
 #include "parloop/backend/opencl/backend.hpp"
 #endif
+#if PARLOOP_HAVE_CUDA
+#include "parloop/backend/cuda/backend.hpp"
+#endif

@@ -68,6 +68,10 @@ class cuda_dialect final : public dialect {
                                       std::string_view desired) const override {
     return fmt::format("atomicCAS({}, {}, {})", p, expected, desired);
   }
+  int warp_size() const override { return 32; }
+  std::string shuffle_down(std::string_view value, std::string_view delta) const override {
+    return fmt::format("__shfl_down_sync(0xffffffffu, {}, {})", value, delta);
+  }
   std::string volatile_pointer(ir::scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
@@ -108,7 +112,9 @@ class cuda_dialect final : public dialect {
     w.close();
   }
 
-  void atomic_features(atomic_op, ir::scalar_type, features&) const override {}
+  void atomic_features(atomic_op o, ir::scalar_type t, features& f) const override {
+    if (o == atomic_op::add && t == ir::scalar_type::float64) f.float64_atomic_add = true;
+  }
 };
 
 }  // namespace parloop::codegen

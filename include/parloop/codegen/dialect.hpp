@@ -2,6 +2,7 @@
 // What differs between the device languages parloop writes: one implementation per dialect.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,6 +42,8 @@ struct features {
   bool fp64 = false;  // computes in double
   bool int64_atomics = false;           // 64-bit atomic add and compare-and-swap
   bool int64_extended_atomics = false;  // 64-bit atomic min and max
+  bool float64_atomic_add = false;      // atomic add of doubles (CUDA: sm_60 and newer)
+  std::size_t group_memory = 0;         // bytes of local (shared) memory a work-group declares
 };
 
 class dialect {
@@ -86,6 +89,12 @@ class dialect {
   // `expected`, atomically.
   virtual std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
                                               std::string_view desired) const = 0;
+  // Work-items that exchange registers without local memory (a CUDA warp): 0 where the
+  // dialect has no such exchange.
+  virtual int warp_size() const = 0;
+  // An expression: `value` as the work-item `delta` places up in this warp holds it (its own
+  // where there is none). Every work-item of the warp must reach it.
+  virtual std::string shuffle_down(std::string_view value, std::string_view delta) const = 0;
   // A pointer type through which reads see other groups' writes, not a cached copy.
   virtual std::string volatile_pointer(ir::scalar_type t) const = 0;
   // The qualifiers of a device helper function.

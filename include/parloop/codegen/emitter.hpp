@@ -374,7 +374,7 @@ class emitter {
     w.close();
   }
 
-  // Global reductions. Each work-group combines its work-items' partials in local memory and
+  // Global reductions. Each work-group combines its work-items' partials (group_tree) and
   // its first work-item stores the group's partial at arg<N>_partials[group * dim + k]. The last
   // group to do so (a ticket from an atomic counter) combines every group's partials, in group
   // order, with the global's value on the device and resets the counter: the global stays on
@@ -389,7 +389,9 @@ class emitter {
     w.line("const int pl_local = {};", d_.local_id());
     for (const std::size_t i : reductions) {
       const ir::param& p = k_.params[i];
-      w.line("{};", d_.local_array(type(p.type), group_array(i), block * p.dim));
+      const int slots = by_warps(block) ? block / d_.warp_size() : block;
+      w.line("{};", d_.local_array(type(p.type), group_array(i), slots * p.dim));
+      features_.group_memory += static_cast<std::size_t>(slots * p.dim) * ir::size_of(p.type);
       group_tree(w, i, p, block);
       w.open("if (pl_local == 0)");
       for_components(w, p.dim, [&](const std::string& k) {
@@ -400,6 +402,7 @@ class emitter {
       w.close();
     }
     w.line("{};", d_.local_array("int", "pl_last_group", 1));
+    features_.group_memory += sizeof(std::int32_t);
     w.open("if (pl_local == 0)");
     w.line("{}", d_.global_fence());
     w.line("pl_last_group[0] = {} == (int)({} - 1);", d_.atomic_ticket("pl_groups_done"), d_.groups());
@@ -445,10 +448,23 @@ class emitter {
     return fmt::format("{}[{} * {} + {}]", group_array(i), item, p.dim, k);
   }
 
-  // Puts each work-item's arg<i> into the group's local array and combines them as a tree
-  // (pl_half from the largest power of two below the block: any block size); the group's
-  // result is then at work-item 0's place.
+  // Whether a group combines its values warp by warp in registers: where the dialect has warps
+  // and the block is whole warps (a missing lane cannot take part in a shuffle).
+  bool by_warps(int block) const {
+    const int warp = d_.warp_size();
+    return warp > 0 && block >= warp && block % warp == 0 && block / warp <= warp;
+  }
+
+  // Combines the group's arg<i> values; the result is then at work-item 0's place of the
+  // group's local array.
   void group_tree(source_writer& w, std::size_t i, const ir::param& p, int block) {
+    if (by_warps(block)) warp_tree(w, i, p, block);
+    else local_tree(w, i, p, block);
+  }
+
+  // Each work-item's arg<i> into the local array, combined as a tree (pl_half from the largest
+  // power of two below the block: any block size).
+  void local_tree(source_writer& w, std::size_t i, const ir::param& p, int block) {
     for_components(w, p.dim, [&](const std::string& k) {
       return fmt::format("{} = arg{}[{}];", in_group(i, p, "pl_local", k), i, k);
     });
@@ -462,6 +478,39 @@ class emitter {
     });
     w.close();
     w.line("{}", d_.barrier());
+    w.close();
+  }
+
+  // Each warp combines its lanes' arg<i> by shuffles, its first lane puts the result at the
+  // warp's place in the local array, and the first warp combines those: one barrier, and a
+  // local array of one value per warp.
+  void warp_tree(source_writer& w, std::size_t i, const ir::param& p, int block) {
+    const int warp = d_.warp_size();
+    const auto shuffled = [&] {
+      w.open("for (int pl_delta = {}; pl_delta > 0; pl_delta /= 2)", warp / 2);
+      for_components(w, p.dim, [&](const std::string& k) {
+        const std::string mine = fmt::format("arg{}[{}]", i, k);
+        return combine(p, mine, d_.shuffle_down(mine, "pl_delta"));
+      });
+      w.close();
+    };
+    shuffled();
+    w.open("if (pl_local % {} == 0)", warp);
+    for_components(w, p.dim, [&](const std::string& k) {
+      return fmt::format("{} = arg{}[{}];", in_group(i, p, fmt::format("(pl_local / {})", warp), k), i, k);
+    });
+    w.close();
+    w.line("{}", d_.barrier());
+    w.open("if (pl_local < {})", warp);
+    const std::string start = identity(p.mode, p.type);
+    for_components(w, p.dim, [&](const std::string& k) {
+      return fmt::format("arg{}[{}] = pl_local < {} ? {} : {};", i, k, block / warp, in_group(i, p, "pl_local", k),
+                         start);
+    });
+    shuffled();
+    w.open("if (pl_local == 0)");
+    for_components(w, p.dim, [&](const std::string& k) { return fmt::format("{} = arg{}[{}];", in_group(i, p, "0", k), i, k); });
+    w.close();
     w.close();
   }
 

@@ -65,6 +65,9 @@ class opencl_dialect final : public dialect {
                                       std::string_view desired) const override {
     return fmt::format("atomic_cmpxchg({}, {}, {})", p, expected, desired);
   }
+  // Sub-group shuffles are an extension few OpenCL devices share: groups reduce through local memory.
+  int warp_size() const override { return 0; }
+  std::string shuffle_down(std::string_view, std::string_view) const override { return {}; }
   std::string volatile_pointer(ir::scalar_type t) const override {
     return fmt::format("volatile __global const {}*", type(t));
   }

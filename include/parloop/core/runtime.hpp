@@ -140,6 +140,13 @@ class Runtime {
     state_->reduction_strategy = s;
   }
 
+  // Waits for every loop and copy this runtime enqueued (par_loop returns once its loop is
+  // enqueued); throws what those loops found wrong on the device. Reading a dat or a global
+  // waits for what it needs without this.
+  void synchronize() const {
+    if (state_->memory != nullptr) state_->memory->synchronize();
+  }
+
   friend bool operator==(const Runtime& a, const Runtime& b) { return a.state_ == b.state_; }
 
   // For the backends and the library's internals.
@@ -148,13 +155,23 @@ class Runtime {
 
  private:
   // The first available backend, best first. A device the environment asks for and that is not
-  // there is an error, not a reason to run somewhere else.
+  // there is an error, not a reason to run somewhere else: a backend's own variable
+  // (PARLOOP_OPENCL_DEVICE) binds that backend; PARLOOP_DEVICE takes the best backend that has
+  // such a device, and never the host.
   static Runtime open_best() {
+    const char* named = std::getenv("PARLOOP_DEVICE");
+    const bool any_device_named = named != nullptr && *named != '\0';
+    std::string reasons;
     for (const backend_status& s : backends()) {
+      if (s.kind == backend_kind::host && any_device_named) break;
       if (s.available) return open(s.kind);
       if (s.device_requested) {
         throw backend_unavailable("backend '" + std::string(backend_name(s.kind)) + "' is not available: " + s.reason);
       }
+      reasons += fmt::format("\n  {}: {}", backend_name(s.kind), s.reason);
+    }
+    if (any_device_named) {
+      throw backend_unavailable(fmt::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", named, reasons));
     }
     throw backend_unavailable("no backend is available");
   }

@@ -48,6 +48,8 @@ class device_memory {
   // The host reads results: a download, which waits for the loops before it. A backend throws
   // here, once, what those loops found wrong on the device (a computed index out of range).
   virtual void read_back(const device_buffer& src, void* dst, std::size_t bytes) { download(src, dst, bytes); }
+  // Waits for everything enqueued; throws, as read_back does, what the loops found wrong.
+  virtual void synchronize() {}
 };
 
 // The host array of a dat or global and, once used on a device, its device copy. The

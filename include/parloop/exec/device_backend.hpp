@@ -84,6 +84,16 @@ inline codegen::options codegen_options_from_environment() {
                                    "the default) or 0 (do not)", v));
 }
 
+// Whether device compilers may trade IEEE accuracy for speed (approximate division, square root
+// and transcendentals): PARLOOP_FAST_MATH=1 turns it on; off, host and device agree to rounding.
+inline bool fast_math_from_environment() {
+  const char* v = std::getenv("PARLOOP_FAST_MATH");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "0") return false;
+  if (std::string_view(v) == "1") return true;
+  throw argument_error(fmt::format("PARLOOP_FAST_MATH is '{}': use 0 (IEEE arithmetic, the default) or 1 (the "
+                                   "device compiler's fast math)", v));
+}
+
 class device_backend : public device_memory {
  public:
   device_backend() : id_(next_id().fetch_add(1)), options_(codegen_options_from_environment()) {}
@@ -132,6 +142,14 @@ class device_backend : public device_memory {
     index_errors_.report(*this);
   }
 
+  // Waits for every loop and copy enqueued; the copies download_later staged arrive.
+  virtual void wait() = 0;
+  void synchronize() final {
+    index_errors_.fetch(*this);
+    wait();
+    index_errors_.report(*this);
+  }
+
   // Registers an owner of this backend's launchers, to be told when the backend closes.
   void adopt(const std::shared_ptr<launcher_owner>& owner) {
     std::lock_guard lock(owners_mutex_);
@@ -163,6 +181,32 @@ inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend
   state.default_strategy = backend->default_strategy();
   state.reduction_strategy = backend->default_reduction_strategy();
   state.backend = std::move(backend);
+}
+
+// A backend's status: available unless `check` throws backend_unavailable, whose message is the
+// reason; `requested` says whether the environment names a device of this backend.
+template <class Check>
+backend_status status_with(backend_kind kind, bool requested, Check&& check) {
+  try {
+    check();
+    return {kind, true, "", requested};
+  } catch (const backend_unavailable& e) {
+    return {kind, false, e.message(), requested};
+  }
+}
+
+// A backend's open: `make` makes the backend (or throws backend_unavailable, whose message is
+// returned as the reason), and `state` becomes a runtime on it.
+template <class Make>
+std::string open_with(runtime_state& state, Make&& make) {
+  std::shared_ptr<device_backend> backend;
+  try {
+    backend = make();
+  } catch (const backend_unavailable& e) {
+    return e.message();
+  }
+  attach(state, std::move(backend));
+  return {};
 }
 
 // A runtime on a backend made by hand (a test's device with features removed, a fake one).

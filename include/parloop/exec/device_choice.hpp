@@ -20,6 +20,13 @@ inline std::string device_selector(const char* backend_variable) {
   return {};
 }
 
+// Whether the environment names a device of this backend in particular (`backend_variable`):
+// then a best-backend choice that cannot have it fails rather than taking another backend.
+inline bool backend_device_named(const char* backend_variable) {
+  const char* v = std::getenv(backend_variable);
+  return v != nullptr && *v != '\0';
+}
+
 // Whether `name` contains `part`, ignoring case.
 inline bool name_contains(std::string_view name, std::string_view part) {
   const auto same = [](char a, char b) {

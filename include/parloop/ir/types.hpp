@@ -2,6 +2,7 @@
 // Scalar types and operations of the kernel IR, and the mapping from C++ types.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -19,6 +20,18 @@ constexpr std::string_view type_name(scalar_type t) {
     case scalar_type::float64: return "double";
   }
   return "?";
+}
+
+// The bytes a value takes in device memory.
+constexpr std::size_t size_of(scalar_type t) {
+  switch (t) {
+    case scalar_type::boolean: return 1;
+    case scalar_type::int32:
+    case scalar_type::float32: return 4;
+    case scalar_type::int64:
+    case scalar_type::float64: return 8;
+  }
+  return 0;
 }
 
 constexpr bool is_floating(scalar_type t) { return t == scalar_type::float32 || t == scalar_type::float64; }

@@ -35,6 +35,7 @@ class driver {
   decltype(&::cuModuleLoadData) module_load_data = nullptr;
   decltype(&::cuModuleUnload) module_unload = nullptr;
   decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
   decltype(&::cuMemAlloc) mem_alloc = nullptr;
   decltype(&::cuMemFree) mem_free = nullptr;
   decltype(&::cuMemcpyHtoD) memcpy_htod = nullptr;
@@ -79,6 +80,7 @@ class driver {
     library_.load(module_load_data, PARLOOP_CU_SYMBOL(cuModuleLoadData));
     library_.load(module_unload, PARLOOP_CU_SYMBOL(cuModuleUnload));
     library_.load(module_get_function, PARLOOP_CU_SYMBOL(cuModuleGetFunction));
+    library_.load(func_get_attribute, PARLOOP_CU_SYMBOL(cuFuncGetAttribute));
     library_.load(mem_alloc, PARLOOP_CU_SYMBOL(cuMemAlloc));
     library_.load(mem_free, PARLOOP_CU_SYMBOL(cuMemFree));
     library_.load(memcpy_htod, PARLOOP_CU_SYMBOL(cuMemcpyHtoD));

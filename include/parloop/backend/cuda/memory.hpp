@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,27 +16,29 @@
 
 namespace parloop::backend::cuda {
 
+// A buffer keeps its context: it may be freed after the backend that made it (a dat that
+// outlives its runtime, the seam's scratch).
 class buffer final : public parloop::detail::device_buffer {
  public:
-  buffer(const context& ctx, CUdeviceptr p) : ctx_(ctx), pointer_(p) {}
+  buffer(std::shared_ptr<const context> ctx, CUdeviceptr p) : ctx_(std::move(ctx)), pointer_(p) {}
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
   // cuMemFree synchronises with the device first: no enqueued work still uses the memory. A
   // destructor cannot report a failure.
   ~buffer() override {
-    ctx_.make_current_quietly();
-    ctx_.api().mem_free(pointer_);
+    ctx_->make_current_quietly();
+    ctx_->api().mem_free(pointer_);
   }
   CUdeviceptr get() const { return pointer_; }
 
  private:
-  const context& ctx_;
+  std::shared_ptr<const context> ctx_;
   CUdeviceptr pointer_;
 };
 
 class memory final : public parloop::detail::device_memory {
  public:
-  explicit memory(const context& ctx) : ctx_(ctx) {}
+  explicit memory(std::shared_ptr<const context> ctx) : owner_(std::move(ctx)), ctx_(*owner_) {}
   memory(const memory&) = delete;
   memory& operator=(const memory&) = delete;
   ~memory() override {
@@ -55,7 +58,7 @@ class memory final : public parloop::detail::device_memory {
     const CUresult status = ctx_.api().mem_alloc(&p, bytes == 0 ? 1 : bytes);
     if (status == CUDA_ERROR_OUT_OF_MEMORY) throw out_of_memory(bytes, status);
     ctx_.api().check(status, "cuMemAlloc");
-    return std::make_unique<buffer>(ctx_, p);
+    return std::make_unique<buffer>(owner_, p);
   }
 
   // Waits until the copy is done: the host may change its data right after.
@@ -69,12 +72,16 @@ class memory final : public parloop::detail::device_memory {
 
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
     ctx_.make_current();
-    const driver& d = ctx_.api();
     if (bytes != 0) {
-      d.check(d.memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_.stream()),
-              "cuMemcpyDtoHAsync");
+      ctx_.api().check(ctx_.api().memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_.stream()),
+                       "cuMemcpyDtoHAsync");
     }
-    d.check(d.stream_synchronize(ctx_.stream()), "cuStreamSynchronize");
+    wait();
+  }
+
+  void wait() {
+    ctx_.make_current();
+    ctx_.api().check(ctx_.api().stream_synchronize(ctx_.stream()), "cuStreamSynchronize");
     staged_.arrived();
   }
 
@@ -107,6 +114,7 @@ class memory final : public parloop::detail::device_memory {
     return pinned_;
   }
 
+  std::shared_ptr<const context> owner_;
   const context& ctx_;
   unsigned char* pinned_ = nullptr;
   exec::staged_copies staged_;

@@ -22,6 +22,10 @@ class nvrtc {
   decltype(&::nvrtcGetProgramLog) get_program_log = nullptr;
   decltype(&::nvrtcGetCUBINSize) get_cubin_size = nullptr;
   decltype(&::nvrtcGetCUBIN) get_cubin = nullptr;
+  decltype(&::nvrtcGetPTXSize) get_ptx_size = nullptr;
+  decltype(&::nvrtcGetPTX) get_ptx = nullptr;
+  decltype(&::nvrtcGetNumSupportedArchs) get_num_supported_archs = nullptr;
+  decltype(&::nvrtcGetSupportedArchs) get_supported_archs = nullptr;
   decltype(&::nvrtcDestroyProgram) destroy_program = nullptr;
   decltype(&::nvrtcGetErrorString) get_error_string = nullptr;
   decltype(&::nvrtcVersion) version = nullptr;
@@ -31,6 +35,15 @@ class nvrtc {
     static const nvrtc instance;
     if (!instance.library_.reason().empty()) throw backend_unavailable("CUDA: " + instance.library_.reason());
     return instance;
+  }
+
+  // The architectures this NVRTC compiles for, as 10 * major + minor (90 is sm_90), ascending.
+  std::vector<int> supported_archs() const {
+    int count = 0;
+    get_num_supported_archs(&count);
+    std::vector<int> archs(static_cast<std::size_t>(count));
+    if (count > 0) get_supported_archs(archs.data());
+    return archs;
   }
 
   // The version as major * 1000 + minor * 10 (13.0 -> 13000), part of what identifies a compiler.
@@ -49,6 +62,10 @@ class nvrtc {
     library_.load(get_program_log, "nvrtcGetProgramLog");
     library_.load(get_cubin_size, "nvrtcGetCUBINSize");
     library_.load(get_cubin, "nvrtcGetCUBIN");
+    library_.load(get_ptx_size, "nvrtcGetPTXSize");
+    library_.load(get_ptx, "nvrtcGetPTX");
+    library_.load(get_num_supported_archs, "nvrtcGetNumSupportedArchs");
+    library_.load(get_supported_archs, "nvrtcGetSupportedArchs");
     library_.load(destroy_program, "nvrtcDestroyProgram");
     library_.load(get_error_string, "nvrtcGetErrorString");
     library_.load(version, "nvrtcVersion");

@@ -27,14 +27,17 @@ namespace parloop::backend::opencl {
 class backend final : public parloop::detail::device_backend {
  public:
   // The device facts come from `d`; a test may pass a copy with features removed.
-  explicit backend(const device& d) : ctx_(d), memory_(ctx_) {
+  explicit backend(const device& d)
+      : ctx_(d),
+        memory_(ctx_),
+        build_options_(parloop::detail::fast_math_from_environment() ? "-cl-fast-relaxed-math" : "") {
     signature_.backend = backend_kind::opencl;
     signature_.platform = d.platform_name + " / " + d.platform_version;
     signature_.device = d.name;
     signature_.driver = d.driver_version;
     signature_.compiler = d.c_version;
     signature_.architecture = d.version;
-    signature_.options = build_options;
+    signature_.options = build_options_;
   }
 
   std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override { return memory_.allocate(bytes); }
@@ -47,6 +50,8 @@ class backend final : public parloop::detail::device_backend {
   void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
     memory_.download_later(src, dst, bytes);
   }
+
+  void wait() override { memory_.wait(); }
 
   std::string describe() const override { return "OpenCL " + ctx_.device().describe(); }
 
@@ -71,7 +76,7 @@ class backend final : public parloop::detail::device_backend {
   // a second compile, and a program loaded from a binary takes several times the memory.
   std::unique_ptr<parloop::detail::launcher> build(const exec::kernel_source& source) override {
     check_device_can_run(source);
-    return std::make_unique<launcher>(ctx_, build_program(ctx_, source.code, build_options), source.code.entry,
+    return std::make_unique<launcher>(ctx_, build_program(ctx_, source.code, build_options_), source.code.entry,
                                       source.grid, source.block, source.layout);
   }
 
@@ -86,8 +91,6 @@ class backend final : public parloop::detail::device_backend {
   const context& opencl_context() const { return ctx_; }
 
  private:
-  static constexpr const char* build_options = "";
-
   // What the source needs and the device lacks is refused before the compiler sees it.
   void check_device_can_run(const exec::kernel_source& source) const {
     const device& d = ctx_.device();
@@ -110,48 +113,33 @@ class backend final : public parloop::detail::device_backend {
                                        d.name, d.max_work_group_size));
     }
     // Each global reduction combines a block's partials in local memory.
-    std::size_t local = 0;
-    for (const codegen::kernel_buffer& b : source.layout) {
-      if (b.role != codegen::buffer_role::partials) continue;
-      const std::size_t scalar = b.type == ir::scalar_type::int64 || b.type == ir::scalar_type::float64 ? 8 : 4;
-      local += static_cast<std::size_t>(source.block) * static_cast<std::size_t>(b.dim) * scalar;
-    }
-    if (local > d.local_memory) {
+    if (code.needs.group_memory > d.local_memory) {
       throw argument_error(fmt::format("kernel '{}': its global reductions need {} bytes of local memory for a block "
                                        "of {}, and OpenCL device {} has {}; use a smaller block",
-                                       code.kernel, local, source.block, d.name, d.local_memory));
+                                       code.kernel, code.needs.group_memory, source.block, d.name, d.local_memory));
     }
   }
 
   context ctx_;
   memory memory_;
+  std::string build_options_;
   cache::device_signature signature_;
 };
 
 namespace detail {
 
-// Whether the environment names an OpenCL device: when it names none that exists, choosing the
-// best backend fails rather than quietly taking another.
-inline bool device_requested() { return !device_selector().empty(); }
+// Whether the environment names a device of this backend in particular: when it names none that
+// exists, choosing the best backend fails rather than quietly taking another.
+inline bool device_requested() { return exec::backend_device_named("PARLOOP_OPENCL_DEVICE"); }
 
 inline backend_status status() {
-  try {
-    select_device(devices(), device_selector());
-    return {backend_kind::opencl, true, "", device_requested()};
-  } catch (const backend_unavailable& e) {
-    return {backend_kind::opencl, false, e.message(), device_requested()};
-  }
+  return parloop::detail::status_with(backend_kind::opencl, device_requested(),
+                                      [] { select_device(devices(), device_selector()); });
 }
 
 inline std::string open(parloop::detail::runtime_state& state) {
-  std::shared_ptr<backend> b;
-  try {
-    b = std::make_shared<backend>(select_device(devices(), device_selector()));
-  } catch (const backend_unavailable& e) {
-    return e.message();
-  }
-  parloop::detail::attach(state, std::move(b));
-  return {};
+  return parloop::detail::open_with(
+      state, [] { return std::make_shared<backend>(select_device(devices(), device_selector())); });
 }
 
 }  // namespace detail

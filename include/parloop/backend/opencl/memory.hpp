@@ -60,6 +60,11 @@ class memory final : public parloop::detail::device_memory {
     staged_.arrived();
   }
 
+  void wait() {
+    check(clFinish(ctx_.queue()), "clFinish");
+    staged_.arrived();
+  }
+
   // Rides along with the next download. NVIDIA's OpenCL copies into pageable memory
   // synchronously even when asked not to block, so a small copy goes into pinned memory (a
   // mapped CL_MEM_ALLOC_HOST_PTR buffer) and reaches dst when that download returns.

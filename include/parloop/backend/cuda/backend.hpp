@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend: the device the environment selects, its memory, building generated source
+// into a kernel record and a launcher with NVRTC, and loading a record. The driver and NVRTC are
+// loaded at run time: a program built with this backend runs on a machine without them, and
+// says why CUDA is unavailable. Including this header makes the backend available to every
+// Runtime of the program.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "parloop/backend/cuda/compile.hpp"
+#include "parloop/backend/cuda/device.hpp"
+#include "parloop/backend/cuda/launch.hpp"
+#include "parloop/backend/cuda/memory.hpp"
+#include "parloop/backend/cuda/nvrtc.hpp"
+#include "parloop/cache/device_signature.hpp"
+#include "parloop/cache/kernel_record.hpp"
+#include "parloop/core/runtime.hpp"
+#include "parloop/exec/device_backend.hpp"
+#include "parloop/exec/kernel_source.hpp"
+
+namespace parloop::backend::cuda {
+
+class backend final : public parloop::detail::device_backend {
+ public:
+  // Throws backend_unavailable where NVRTC is missing or cannot compile for the device.
+  explicit backend(const device& d)
+      : ctx_(std::make_shared<const context>(d)),
+        memory_(ctx_),
+        target_(target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(),
+                           parloop::detail::fast_math_from_environment())) {
+    const int nvrtc_version = nvrtc::get().version_number();
+    signature_.backend = backend_kind::cuda;
+    signature_.platform = "CUDA";
+    signature_.device = d.name;
+    // A CUBIN runs under any driver that runs the device; PTX is compiled by the driver.
+    if (target_.ptx) signature_.driver = version_text(d.driver_version);
+    signature_.compiler = "NVRTC " + version_text(nvrtc_version);
+    signature_.architecture = d.arch();
+    signature_.options = target_.options_text();
+  }
+
+  std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override { return memory_.allocate(bytes); }
+  void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
+    memory_.upload(dst, src, bytes);
+  }
+  void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    memory_.download(src, dst, bytes);
+  }
+  void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
+    memory_.download_later(src, dst, bytes);
+  }
+  void wait() override { memory_.wait(); }
+
+  std::string describe() const override { return "CUDA " + ctx_->dev().describe(); }
+
+  // One element per thread, blocks of 128: on an H200 the fastest of the shapes
+  // benchmarks/bench_cuda.cpp measures for streaming loops but double2 loads, which only a
+  // kernel written for them can make.
+  strategy default_strategy() const override { return split_n_across_workgroups{128}; }
+  // A reduction costs each block a combine, a fence and a ticket: a grid sized to the device
+  // spreads that over many elements.
+  strategy default_reduction_strategy() const override { return grid_stride{256, 4}; }
+  codegen::dialect_kind dialect() const override { return codegen::dialect_kind::cuda; }
+  const cache::device_signature& signature() const override { return signature_; }
+  exec::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
+
+  std::unique_ptr<parloop::detail::launcher> build(const exec::kernel_source& source) override {
+    check_device_can_run(source);
+    compiled c = cuda::build(source.code, target_);
+    return std::make_unique<launcher>(ctx_, std::move(c.binary), c.format, std::move(c.entry), source.grid,
+                                      source.block, source.layout);
+  }
+
+  std::unique_ptr<parloop::detail::launcher> load(const cache::kernel_record& record) override {
+    if (record.backend != backend_kind::cuda || record.format != target_.format()) {
+      throw error(fmt::format("CUDA: kernel record '{}' is not {} for this device", record.entry,
+                              target_.ptx ? "PTX" : "a CUBIN"));
+    }
+    return std::make_unique<launcher>(ctx_, record.binary, record.format, record.entry, record.grid, record.block,
+                                      record.layout);
+  }
+
+  const context& cuda_context() const { return *ctx_; }
+  // What a launcher made by hand keeps.
+  const std::shared_ptr<const context>& shared_context() const { return ctx_; }
+  const target& compile_target() const { return target_; }
+
+ private:
+  static std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
+
+  // What the source needs and the device lacks is refused before NVRTC sees it.
+  void check_device_can_run(const exec::kernel_source& source) const {
+    const device& d = ctx_->dev();
+    const codegen::generated_source& code = source.code;
+    if (code.needs.float64_atomic_add && 10 * d.major + d.minor < 60) {
+      throw error(fmt::format("kernel '{}' adds doubles atomically (INC of a double through a map), and CUDA device {} "
+                              "({}) has no such atomic before sm_60",
+                              code.kernel, d.name, d.arch()));
+    }
+    if (source.block > d.max_threads_per_block) {
+      throw argument_error(fmt::format("a block of {} threads exceeds CUDA device {}'s maximum of {}", source.block,
+                                       d.name, d.max_threads_per_block));
+    }
+    if (code.needs.group_memory > d.shared_memory_per_block) {
+      throw argument_error(fmt::format("kernel '{}': its global reductions need {} bytes of shared memory for a block "
+                                       "of {}, and CUDA device {} has {}; use a smaller block",
+                                       code.kernel, code.needs.group_memory, source.block, d.name,
+                                       d.shared_memory_per_block));
+    }
+  }
+
+  // Shared with every buffer, module and launcher made here: whichever goes last releases it.
+  std::shared_ptr<const context> ctx_;
+  memory memory_;
+  target target_;
+  cache::device_signature signature_;
+};
+
+namespace detail {
+
+// Whether the environment names a device of this backend in particular: when it names none that
+// exists, choosing the best backend fails rather than quietly taking another.
+inline bool device_requested() { return exec::backend_device_named("PARLOOP_CUDA_DEVICE"); }
+
+// Unavailable without a driver, a device, NVRTC, or an NVRTC that compiles for the device.
+inline backend_status status() {
+  return parloop::detail::status_with(backend_kind::cuda, device_requested(), [] {
+    const device d = select_device(devices(), device_selector());
+    target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(), false);
+  });
+}
+
+inline std::string open(parloop::detail::runtime_state& state) {
+  return parloop::detail::open_with(
+      state, [] { return std::make_shared<backend>(select_device(devices(), device_selector())); });
+}
+
+}  // namespace detail
+}  // namespace parloop::backend::cuda
+
+namespace parloop::detail {
+// Found by Runtime through a weak reference (core/runtime.hpp); `used`, so that every
+// translation unit that includes this header emits it.
+[[gnu::used]] inline const backend_entry* cuda_backend_entry() {
+  static constexpr backend_entry entry{&backend::cuda::detail::status, &backend::cuda::detail::open};
+  return &entry;
+}
+}  // namespace parloop::detail
