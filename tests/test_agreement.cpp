@@ -4,6 +4,7 @@
 // the value the README states.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,7 +23,8 @@ using parloop_test::check_values;
 
 namespace {
 
-const pl::backend_kind backends[] = {pl::backend_kind::host, parloop_test::device_backend()};
+// The host and the device under test; read when a test runs, not while the program starts.
+std::array<pl::backend_kind, 2> backends() { return {pl::backend_kind::host, parloop_test::device_backend()}; }
 
 // What `run` leaves in a dat, on each backend.
 template <class T>
@@ -32,7 +34,7 @@ std::vector<T> on(pl::backend_kind b, const std::function<std::vector<T>(pl::Run
 
 template <class T>
 void agree(const std::function<std::vector<T>(pl::Runtime)>& run, const std::vector<T>& want) {
-  for (const pl::backend_kind b : backends) {
+  for (const pl::backend_kind b : backends()) {
     INFO(pl::backend_name(b));
     check_values<T>(on<T>(b, run), want);
   }
@@ -102,7 +104,7 @@ TEST_CASE("pl::for_ reads its bound once, before the first pass", "[agreement][f
 
 TEST_CASE("a computed index out of range is an error on every backend, naming kernel, argument, bound and index",
           "[agreement][index]") {
-  for (const pl::backend_kind b : backends) {
+  for (const pl::backend_kind b : backends()) {
     INFO(pl::backend_name(b));
     const pl::Runtime rt = pl::Runtime::open(b);
     const pl::Set s(rt, 6, "s");
@@ -162,7 +164,7 @@ TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an e
 
 TEST_CASE("after a loop fails, the validity flags say where the data is, and the next read is right",
           "[agreement][flags]") {
-  for (const pl::backend_kind b : backends) {
+  for (const pl::backend_kind b : backends()) {
     INFO(pl::backend_name(b));
     const pl::Runtime rt = pl::Runtime::open(b);
     const pl::Set s(rt, 6);

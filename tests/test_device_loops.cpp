@@ -2,8 +2,8 @@
 // par_loop on a device backend -- OpenCL (PoCL in CI), or CUDA with PARLOOP_TEST_BACKEND=cuda --
 // against the host backend, for every launch strategy: gathers and atomic INC through maps,
 // direct RW, global reductions, MIN through a whole map, subranges and empty ranges, kernels
-// from source; what a repeated loop does
-// (nothing but launch), and what moves between host and device.
+// from source; what a repeated loop does (nothing but launch), and what moves between host and
+// device.
 #include <catch2/catch.hpp>
 
 #include <atomic>

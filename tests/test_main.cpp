@@ -127,8 +127,15 @@ void parloop_test::expect_compile_failure(const std::string& kernel_name) {
 }
 
 int main(int argc, char** argv) {
+  pl::backend_kind tested = pl::backend_kind::host;
+  try {
+    tested = parloop_test::tested_backend(pl::backend_kind::host);
+  } catch (const pl::error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
   // Only a run on a device asks for devices: some tests count the first listing.
-  if (const pl::backend_kind tested = parloop_test::tested_backend(pl::backend_kind::host); tested != pl::backend_kind::host) {
+  if (tested != pl::backend_kind::host) {
     if (const pl::backend_status s = pl::detail::status_of(tested); !s.available) {
       std::printf("skipped: the %s backend is not available here: %s\n", pl::backend_name(tested).data(),
                   s.reason.c_str());

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cctype>
+#include <cmath>
 
 #include <cstring>
 #include <memory>
@@ -180,4 +181,54 @@ TEST_CASE("a reduction that needs more local memory than the device has is refus
                         Contains("has 1024; use a smaller block"));
   pl::par_loop(sum, s, pl::split_n_across_workgroups{64}, x(pl::READ), total(pl::INC));
   CHECK(total.value() == 500.0);
+}
+
+TEST_CASE("PARLOOP_FAST_MATH=1 builds with -cl-fast-relaxed-math, part of the device signature", "[opencl][options]") {
+  const auto run = [](const pl::Runtime& rt) {
+    const pl::Set s(rt, 1000);
+    std::vector<float> x0(1000);
+    for (std::size_t i = 0; i < x0.size(); ++i) x0[i] = 0.01f * static_cast<float>(i) - 3.0f;
+    pl::Dat<float> x(s, x0), y(s);
+    auto k = pl::kernel("fast_cl", [](auto x, auto y) { y = pl::sqrt(pl::fabs(x)) / (1.0f + pl::exp(x)); });
+    pl::par_loop(k, s, x(pl::READ), y(pl::WRITE));
+    return std::vector<float>(y.host().begin(), y.host().end());
+  };
+  const auto want = run(pl::Runtime::open(pl::backend_kind::host));
+  {
+    parloop_test::scoped_env fast("PARLOOP_FAST_MATH", "1");
+    const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+    CHECK(static_cast<const ocl::backend&>(*rt.state()->backend).signature().options == "-cl-fast-relaxed-math");
+    const auto got = run(rt);
+    // Approximate functions: within a few ulps of IEEE's, not to rounding.
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::fabs(got[i] - want[i]) <= 1e-5f * std::fabs(want[i]) + 1e-6f);
+  }
+  {
+    parloop_test::scoped_env off("PARLOOP_FAST_MATH", "0");
+    CHECK(static_cast<const ocl::backend&>(*pl::Runtime::open(pl::backend_kind::opencl).state()->backend)
+              .signature()
+              .options.empty());
+  }
+  parloop_test::scoped_env wrong("PARLOOP_FAST_MATH", "on");
+  CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::opencl),
+                    Contains("PARLOOP_FAST_MATH is 'on': use 0 (IEEE arithmetic, the default) or 1"));
+}
+
+TEST_CASE("PARLOOP_DEVICE that no backend has is an error naming each backend's reason, not a run on the host",
+          "[opencl][device]") {
+  parloop_test::scoped_env no_backend("PARLOOP_BACKEND", nullptr);
+  parloop_test::scoped_env no_cuda("PARLOOP_CUDA_DEVICE", nullptr);
+  parloop_test::scoped_env no_opencl("PARLOOP_OPENCL_DEVICE", nullptr);
+  {
+    parloop_test::scoped_env named("PARLOOP_DEVICE", "no-device-is-called-this");
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("PARLOOP_DEVICE='no-device-is-called-this' names no device of any "
+                                                    "backend") &&
+                                               Contains("\n  opencl: ") && Contains("no device matches"));
+    // A backend named outright is still opened, on its own terms.
+    CHECK(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
+  }
+  // Part of the OpenCL device's name: the best backend that has it.
+  const ocl::device first = ocl::select_device(ocl::devices(), "");
+  parloop_test::scoped_env named("PARLOOP_DEVICE", first.name.c_str());
+  const pl::Runtime rt = pl::Runtime::open();
+  CHECK((rt.kind() == pl::backend_kind::opencl || rt.kind() == pl::backend_kind::cuda));
 }

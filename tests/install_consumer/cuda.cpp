@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The CUDA component's headers, compiled by a consumer.
-#include <parloop/backend/cuda/compile.hpp>
+// The CUDA component's headers, compiled by a consumer: the backend, which the component's
+// macro brings in through parloop.hpp.
+#include <parloop/parloop.hpp>
 
-bool nvrtc_found() {
-  try {
-    return parloop::backend::cuda::nvrtc::get().version_number() > 0;
-  } catch (const parloop::error&) {
-    return false;
-  }
+#if !PARLOOP_HAVE_CUDA
+#error "parloop::cuda does not define PARLOOP_HAVE_CUDA"
+#endif
+
+bool cuda_usable() {
+  const parloop::backend_status s = parloop::backends().front();
+  return s.kind == parloop::backend_kind::cuda && s.available;
 }
