@@ -4,8 +4,9 @@
 //    generated source compiled by NVRTC as a user would): parloop's own cost per launch;
 //  - triad throughput (a = b + s * c) at 2^28 and 2^24 doubles, parloop's default strategy and
 //    its other strategies, against hand-written triads of several shapes (one element per
-//    thread at four block sizes, double2 loads, four elements per thread, grid-stride loops):
-//    the ratio is against the best of them;
+//    thread at four block sizes, double2 loads, two adjacent elements per thread, double2 over
+//    a range with a scalar tail -- the shape a generated vector path would take -- four elements
+//    per thread, grid-stride loops): the ratio is against the best of them;
 //  - the cold first par_loop of a new kernel (trace, generate, NVRTC, load, first launch)
 //    against NVRTC + cuModuleLoadData + the first launch of the same source, by hand;
 //  - a loop with a global SUM against the same loop without one (small and large).
@@ -90,6 +91,26 @@ extern "C" __global__ void triad_four(long long n, double* __restrict__ a, const
     if (i < n) a[i] = b[i] + s * c[i];
   }
 }
+// Two adjacent elements per thread with scalar loads: does the compiler pair them by itself?
+extern "C" __global__ void triad_pair(long long n, double* __restrict__ a, const double* __restrict__ b,
+                                      const double* __restrict__ c, double s) {
+  const long long first = 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+  if (first < n) a[first] = b[first] + s * c[first];
+  if (first + 1 < n) a[first + 1] = b[first + 1] + s * c[first + 1];
+}
+// The shape a generated vector path would take over a range [start, end): double2 where the pair
+// is whole and aligned (start even), scalar otherwise.
+extern "C" __global__ void triad_vec2_range(int start, int end, double* __restrict__ a, const double* __restrict__ b,
+                                            const double* __restrict__ c, double s) {
+  const long long first = (long long)start + 2 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+  if (first + 1 < end && (start & 1) == 0) {
+    const double2 x = *reinterpret_cast<const double2*>(b + first);
+    const double2 y = *reinterpret_cast<const double2*>(c + first);
+    *reinterpret_cast<double2*>(a + first) = make_double2(x.x + s * y.x, x.y + s * y.y);
+  } else {
+    for (long long i = first; i < end && i < first + 2; ++i) a[i] = b[i] + s * c[i];
+  }
+}
 extern "C" __global__ void triad_stride(long long n, double* __restrict__ a, const double* __restrict__ b,
                                         const double* __restrict__ c, double s) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
@@ -166,7 +187,18 @@ bool triad_at(const pl::Runtime& rt, const cu::context& ctx, const hand_module& 
   candidates.push_back({"hand double2 per thread, block 256", [&, f = hand.function("triad_vec2")] {
                           launch(ctx, f, blocks_for((n + 1) / 2, 256), 256, n, pa, pb, pc, sv);
                         }});
-  candidates.push_back({"hand four per thread, block 256", [&, f = hand.function("triad_four")] {
+  for (const unsigned threads : {128u, 256u}) {
+    candidates.push_back({"hand two adjacent per thread, block " + std::to_string(threads),
+                          [&, f = hand.function("triad_pair"), threads] {
+                            launch(ctx, f, blocks_for((n + 1) / 2, threads), threads, n, pa, pb, pc, sv);
+                          }});
+    candidates.push_back({"hand double2 over a range, scalar tail, block " + std::to_string(threads),
+                          [&, f = hand.function("triad_vec2_range"), threads] {
+                            launch(ctx, f, blocks_for((n + 1) / 2, threads), threads, 0, static_cast<int>(n), pa, pb,
+                                   pc, sv);
+                          }});
+  }
+    candidates.push_back({"hand four per thread, block 256", [&, f = hand.function("triad_four")] {
                           launch(ctx, f, blocks_for((n + 3) / 4, 256), 256, n, pa, pb, pc, sv);
                         }});
   for (const unsigned waves : {4u, 8u, 16u}) {
@@ -229,6 +261,10 @@ int main(int argc, char** argv) {
   // The driver's JIT cache would serve PTX; parloop builds CUBINs, but hand-written PTX must not
   // be served either.
   ::setenv("CUDA_CACHE_DISABLE", "1", 1);
+  if (const pl::backend_status cuda = pl::backends().front(); !cuda.available) {
+    std::printf("bench_cuda: CUDA is not available here: %s\n", cuda.reason.c_str());
+    return 77;
+  }
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::cuda);
   const auto& backend = static_cast<const cu::backend&>(*rt.state()->backend);
   const cu::context& ctx = backend.cuda_context();
