@@ -37,6 +37,8 @@ class module {
     ctx_->api().module_unload(module_);
   }
 
+  const context& owner() const { return *ctx_; }
+
   CUfunction function(const std::string& entry) const {
     CUfunction f = nullptr;
     ctx_->api().check(ctx_->api().module_get_function(&f, module_, entry.c_str()), "cuModuleGetFunction");
@@ -55,11 +57,10 @@ class launcher final : public parloop::detail::launcher {
   static constexpr std::size_t max_buffers = (4096 - 2 * sizeof(int)) / sizeof(CUdeviceptr);
 
   // Keeps the binary, so that record() gives it back without compiling again.
-  launcher(std::shared_ptr<const context> ctx, std::vector<unsigned char> binary, cache::binary_format format,
+  launcher(std::shared_ptr<const context> shared, std::vector<unsigned char> binary, cache::binary_format format,
            std::string entry, exec::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
       : parloop::detail::launcher(std::move(grid), block, std::move(layout)),
-        module_(ctx, binary),
-        ctx_(*ctx),
+        module_(std::move(shared), binary),
         binary_(std::move(binary)),
         format_(format),
         entry_(std::move(entry)),
@@ -70,11 +71,11 @@ class launcher final : public parloop::detail::launcher {
     }
     // A kernel may run with fewer threads per block than the device allows (registers).
     int most = 0;
-    ctx_.api().check(ctx_.api().func_get_attribute(&most, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function_),
-                     "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+    ctx().api().check(ctx().api().func_get_attribute(&most, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function_),
+                      "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
     if (this->block() > most) {
       throw argument_error(fmt::format("kernel '{}': a block of {} threads exceeds the {} CUDA device {} runs it with",
-                                       entry_, this->block(), most, ctx_.dev().name));
+                                       entry_, this->block(), most, ctx().dev().name));
     }
   }
 
@@ -92,10 +93,10 @@ class launcher final : public parloop::detail::launcher {
       pointers[i] = static_cast<const buffer*>(buffers[i])->get();
       params[i + 2] = &pointers[i];
     }
-    const driver& d = ctx_.api();
-    ctx_.make_current();
+    const driver& d = ctx().api();
+    ctx().make_current();
     d.check(d.launch_kernel(function_, static_cast<unsigned>(groups), 1, 1, static_cast<unsigned>(block()), 1, 1, 0,
-                            ctx_.stream(), params.data(), nullptr),
+                            ctx().stream(), params.data(), nullptr),
             "cuLaunchKernel");
   }
 
@@ -105,11 +106,12 @@ class launcher final : public parloop::detail::launcher {
   }
 
  private:
+  const context& ctx() const { return module_.owner(); }
+
   // gridDim.x of every architecture parloop compiles for.
   static constexpr std::int64_t max_groups = 2147483647;
 
-  module module_;  // first: it keeps the context the others refer to
-  const context& ctx_;
+  module module_;  // keeps the context
   std::vector<unsigned char> binary_;
   cache::binary_format format_;
   std::string entry_;

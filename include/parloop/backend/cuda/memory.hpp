@@ -38,50 +38,50 @@ class buffer final : public parloop::detail::device_buffer {
 
 class memory final : public parloop::detail::device_memory {
  public:
-  explicit memory(std::shared_ptr<const context> ctx) : owner_(std::move(ctx)), ctx_(*owner_) {}
+  explicit memory(std::shared_ptr<const context> ctx) : ctx_(std::move(ctx)) {}
   memory(const memory&) = delete;
   memory& operator=(const memory&) = delete;
   ~memory() override {
     if (pinned_ != nullptr) {
-      ctx_.make_current_quietly();
-      ctx_.api().mem_free_host(pinned_);
+      ctx_->make_current_quietly();
+      ctx_->api().mem_free_host(pinned_);
     }
   }
 
   // An allocation the device cannot make is an error that names the size and the device.
   std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override {
     // More than the device has is refused without asking the driver.
-    if (bytes > ctx_.dev().total_memory) throw out_of_memory(bytes, CUDA_ERROR_OUT_OF_MEMORY);
-    ctx_.make_current();
+    if (bytes > ctx_->dev().total_memory) throw out_of_memory(bytes, CUDA_ERROR_OUT_OF_MEMORY);
+    ctx_->make_current();
     CUdeviceptr p = 0;
     // CUDA refuses empty allocations; an empty dat still gets a (one-byte) buffer to bind.
-    const CUresult status = ctx_.api().mem_alloc(&p, bytes == 0 ? 1 : bytes);
+    const CUresult status = ctx_->api().mem_alloc(&p, bytes == 0 ? 1 : bytes);
     if (status == CUDA_ERROR_OUT_OF_MEMORY) throw out_of_memory(bytes, status);
-    ctx_.api().check(status, "cuMemAlloc");
-    return std::make_unique<buffer>(owner_, p);
+    ctx_->api().check(status, "cuMemAlloc");
+    return std::make_unique<buffer>(ctx_, p);
   }
 
   // Waits until the copy is done: the host may change its data right after.
   void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
     if (bytes == 0) return;
-    ctx_.make_current();
-    const driver& d = ctx_.api();
-    d.check(d.memcpy_htod_async(static_cast<buffer&>(dst).get(), src, bytes, ctx_.stream()), "cuMemcpyHtoDAsync");
-    d.check(d.stream_synchronize(ctx_.stream()), "cuStreamSynchronize");
+    ctx_->make_current();
+    const driver& d = ctx_->api();
+    d.check(d.memcpy_htod_async(static_cast<buffer&>(dst).get(), src, bytes, ctx_->stream()), "cuMemcpyHtoDAsync");
+    d.check(d.stream_synchronize(ctx_->stream()), "cuStreamSynchronize");
   }
 
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    ctx_.make_current();
+    ctx_->make_current();
     if (bytes != 0) {
-      ctx_.api().check(ctx_.api().memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_.stream()),
+      ctx_->api().check(ctx_->api().memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_->stream()),
                        "cuMemcpyDtoHAsync");
     }
     wait();
   }
 
   void wait() {
-    ctx_.make_current();
-    ctx_.api().check(ctx_.api().stream_synchronize(ctx_.stream()), "cuStreamSynchronize");
+    ctx_->make_current();
+    ctx_->api().check(ctx_->api().stream_synchronize(ctx_->stream()), "cuStreamSynchronize");
     staged_.arrived();
   }
 
@@ -91,8 +91,8 @@ class memory final : public parloop::detail::device_memory {
     staged_.stage(
         dst, bytes, [&] { return pinned(); },
         [&](unsigned char* at) {
-          ctx_.api().check(
-              ctx_.api().memcpy_dtoh_async(at, static_cast<const buffer&>(src).get(), bytes, ctx_.stream()),
+          ctx_->api().check(
+              ctx_->api().memcpy_dtoh_async(at, static_cast<const buffer&>(src).get(), bytes, ctx_->stream()),
               "cuMemcpyDtoHAsync");
         },
         [&] { download(src, dst, bytes); });
@@ -101,21 +101,20 @@ class memory final : public parloop::detail::device_memory {
  private:
   error out_of_memory(std::size_t bytes, CUresult status) const {
     return error(fmt::format("CUDA: cannot allocate {} bytes on {} ({} bytes in all; error {})", bytes,
-                             ctx_.dev().name, ctx_.dev().total_memory, static_cast<int>(status)));
+                             ctx_->dev().name, ctx_->dev().total_memory, static_cast<int>(status)));
   }
 
   unsigned char* pinned() {
-    ctx_.make_current();
+    ctx_->make_current();
     if (pinned_ == nullptr) {
       void* p = nullptr;
-      ctx_.api().check(ctx_.api().mem_host_alloc(&p, exec::staged_copies::capacity, 0), "cuMemHostAlloc");
+      ctx_->api().check(ctx_->api().mem_host_alloc(&p, exec::staged_copies::capacity, 0), "cuMemHostAlloc");
       pinned_ = static_cast<unsigned char*>(p);
     }
     return pinned_;
   }
 
-  std::shared_ptr<const context> owner_;
-  const context& ctx_;
+  std::shared_ptr<const context> ctx_;  // shared with every buffer made here
   unsigned char* pinned_ = nullptr;
   exec::staged_copies staged_;
 };
