@@ -21,6 +21,7 @@
 #include <parloop/backend/cuda/compile.hpp>
 #endif
 
+#include "build_everywhere.hpp"
 #include "random_mesh.hpp"
 #include "sample_kernels.hpp"
 #include "scoped_env.hpp"
@@ -265,6 +266,116 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   CHECK(has_line(cu, "__threadfence();"));
   CHECK(has_line(cu, "pl_last_group[0] = atomicAdd(pl_groups_done, 1) == (int)(((long long)gridDim.x) - 1);"));
   CHECK(has_line(cu, "arg1[0] += ((volatile const double*)arg1_partials)[pl_g];"));
+}
+
+TEST_CASE("vectors_across_workgroups moves direct arguments as vectors", "[codegen][vectors]") {
+  mesh m;
+  pl::Dat<double, 4> r4(m.edges, "r4");
+  pl::Dat<double> b(m.edges, "b");
+  pl::Dat<std::int64_t> count(m.edges, "count");
+  pl::Global<double> scale(m.rt, 2.0);
+  // w: WRITE, both components assigned first: never loaded. r4: WRITE, components left alone:
+  // loaded, so that they keep their values. b: READ: never stored. count: RW: loaded and stored.
+  auto k = pl::kernel("vectored", [](auto w, auto res, auto bv, auto n, auto q, auto s) {
+    w[0] = pl::cast<float>(bv[0] * s);
+    w[1] = w[0] + 1.0f;
+    res[2] = q[1];
+    n += 1;
+  });
+  const auto ir = k.traced(m.w(pl::WRITE), r4(pl::WRITE), b(pl::READ), count(pl::RW), m.q(pl::READ, m.e2c, 0),
+                           scale(pl::READ));
+  CHECK(pl::ir::written_before_read(*ir, 0));
+  CHECK_FALSE(pl::ir::written_before_read(*ir, 1));
+  const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda, pl::vectors_across_workgroups{128, 2}).text;
+  CHECK(has_line(cu, "const long long pl_slice = (long long)pl_start / 2 + pl_item;"));
+  CHECK(has_line(cu, "const long long pl_base = pl_slice * 2;"));
+  CHECK(has_line(cu, "if (pl_base >= pl_start && pl_base + 2 <= pl_end) {"));
+  CHECK(has_line(cu, "float pl_vec0[4];"));
+  CHECK(has_line(cu, "double pl_vec1[8];"));
+  // Vectors of `width` lanes (at most 16 bytes): two elements of w are four floats, two float2.
+  CHECK(count_of(cu, "((const float2*)data0)") == 0);
+  CHECK(has_line(cu, "{ float2 pl_v; pl_v.x = pl_vec0[0]; pl_v.y = pl_vec0[1]; ((float2*)data0)[pl_slice * 2] = pl_v; }"));
+  CHECK(has_line(cu, "{ float2 pl_v; pl_v.x = pl_vec0[2]; pl_v.y = pl_vec0[3]; ((float2*)data0)[pl_slice * 2 + 1] = pl_v; }"));
+  CHECK(has_line(cu, "{ const double2 pl_v = ((const double2*)data1)[pl_slice * 4 + 3]; pl_vec1[6] = pl_v.x; pl_vec1[7] = pl_v.y; }"));
+  CHECK(has_line(cu, "{ double2 pl_v; pl_v.x = pl_vec1[6]; pl_v.y = pl_vec1[7]; ((double2*)data1)[pl_slice * 4 + 3] = pl_v; }"));
+  CHECK(has_line(cu, "{ const double2 pl_v = ((const double2*)data2)[pl_slice]; pl_vec2[0] = pl_v.x; pl_vec2[1] = pl_v.y; }"));
+  CHECK(count_of(cu, "((double2*)data2)") == 0);
+  CHECK(has_line(cu, "{ const longlong2 pl_v = ((const longlong2*)data3)[pl_slice]; pl_vec3[0] = pl_v.x; pl_vec3[1] = pl_v.y; }"));
+  CHECK(has_line(cu, "{ longlong2 pl_v; pl_v.x = pl_vec3[0]; pl_v.y = pl_vec3[1]; ((longlong2*)data3)[pl_slice] = pl_v; }"));
+  // Each element runs on its part of the vectors; the indirect argument is gathered as ever, in
+  // each of the four copies of the body (two on vectors, two one element at a time).
+  CHECK(has_line(cu, "const long long pl_e = pl_base + 1;"));
+  CHECK(has_line(cu, "float* const arg0 = pl_vec0 + 2;"));
+  CHECK(has_line(cu, "const double* const arg2 = pl_vec2 + 1;"));
+  CHECK(has_line(cu, "double* const arg1 = pl_vec1 + 4;"));
+  CHECK(count_of(cu, "const long long arg4_at = (long long)map0[(long long)pl_e * 2 + 0] * 4;") == 4);
+  // Where the range cuts the work-item's elements, those in it run one at a time in place.
+  CHECK(has_line(cu, "} else {"));
+  CHECK(has_line(cu, "if (pl_base >= pl_start && pl_base < pl_end) {"));
+  CHECK(has_line(cu, "if (pl_base + 1 >= pl_start && pl_base + 1 < pl_end) {"));
+  CHECK(count_of(cu, "float* __restrict__ const arg0 = data0 + (long long)pl_e * 2;") == 2);
+
+  const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl, pl::vectors_across_workgroups{64, 4}).text;
+  CHECK(has_line(cl, "const long pl_slice = (long)pl_start / 4 + pl_item;"));
+  CHECK(has_line(cl, "{ float4 pl_v; pl_v.x = pl_vec0[4]; pl_v.y = pl_vec0[5]; pl_v.z = pl_vec0[6]; pl_v.w = pl_vec0[7]; "
+                     "vstore4(pl_v, pl_slice * 2 + 1, data0); }"));
+  CHECK(has_line(cl, "{ const double2 pl_v = vload2(pl_slice * 8 + 7, data1); pl_vec1[14] = pl_v.x; pl_vec1[15] = pl_v.y; }"));
+  CHECK(has_line(cl, "{ const long2 pl_v = vload2(pl_slice * 2 + 1, data3); pl_vec3[2] = pl_v.x; pl_vec3[3] = pl_v.y; }"));
+  CHECK(has_line(cl, "const long pl_e = pl_base + 3;"));
+  CHECK(count_of(cl, "pl_vec0[") == 1 + 8);  // declared, and stored as two float4: never loaded
+
+  // A loop with nothing to move as vectors runs one element per work-item.
+  const auto indirect = flux_ir(m);
+  CHECK(pl::exec::for_kernel(*indirect, pl::vectors_across_workgroups{96, 4}) ==
+        pl::strategy{pl::split_n_across_workgroups{96}});
+  CHECK(pl::exec::for_kernel(*ir, pl::vectors_across_workgroups{96, 4}) == pl::strategy{pl::vectors_across_workgroups{96, 4}});
+  CHECK(pl::exec::make_source(*indirect, cg::dialect_kind::cuda, pl::vectors_across_workgroups{96, 4}).grid.to_string() ==
+        "ceil_div(end - start, 96)");
+
+  for (const int width : {2, 4}) parloop_test::check_builds_everywhere(*ir, pl::vectors_across_workgroups{64, width});
+}
+
+TEST_CASE("a body writes an argument before reading it only by assignments that always run", "[codegen][vectors]") {
+  mesh m;
+  const auto written = [&](auto body) {
+    const auto ir = pl::kernel("written", body).traced(m.q(pl::WRITE), m.res(pl::RW));
+    return pl::ir::written_before_read(*ir, 0);
+  };
+  CHECK(written([](auto q, auto) {
+    for (int k = 3; k >= 0; --k) q[k] = 1.0;
+  }));
+  CHECK(written([](auto q, auto r) {
+    q[0] = r[0];
+    q[1] = q[0] * 2.0;
+    q[2] = 0.0;
+    q[3] = 0.0;
+  }));
+  // Component 3 is never written.
+  CHECK_FALSE(written([](auto q, auto) {
+    q[0] = 1.0;
+    q[1] = 1.0;
+    q[2] = 1.0;
+  }));
+  // Written only where a condition holds, or in a loop that may not run.
+  CHECK_FALSE(written([](auto q, auto r) {
+    q[0] = 1.0;
+    q[1] = 1.0;
+    q[2] = 1.0;
+    pl::if_(r[0] > 0.0, [&] { q[3] = 1.0; });
+  }));
+  CHECK_FALSE(written([](auto q, auto r) {
+    q[0] = 1.0;
+    q[1] = 1.0;
+    q[2] = 1.0;
+    pl::for_(0, pl::cast<int>(r[0]), [&](auto) { q[3] = 1.0; });
+  }));
+  // By a computed component.
+  CHECK_FALSE(written([](auto q, auto r) {
+    q[0] = 1.0;
+    q[1] = 1.0;
+    q[2] = 1.0;
+    q[pl::cast<int>(r[0])] = 1.0;
+  }));
 }
 
 TEST_CASE("types, literals and math names per dialect", "[codegen][types]") {

@@ -102,7 +102,8 @@ TEST_CASE("reductions over 100003 edges: direct RW, global INC / MAX, MIN throug
   const result want = run(host(), pl::split_n_across_workgroups{});
   // Blocks of whole warps reduce by shuffles; 96 is three warps, 100 is not whole warps.
   for (const pl::strategy& s : {pl::strategy{pl::split_n_across_workgroups{256}}, pl::strategy{pl::grid_stride{96, 2}},
-                                pl::strategy{pl::chunked{100, 7}}, pl::strategy{pl::split_n_across_workgroups{1024}}}) {
+                                pl::strategy{pl::chunked{100, 7}}, pl::strategy{pl::split_n_across_workgroups{1024}},
+                                pl::strategy{pl::vectors_across_workgroups{128, 2}}, pl::strategy{pl::vectors_across_workgroups{96, 4}}}) {
     INFO(pl::to_string(s));
     const result got = run(gpu(), s);
     check_values<float>(got.w, want.w);

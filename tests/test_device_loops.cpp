@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstdint>
+#include <iterator>
 #include <new>
 #include <sstream>
 #include <thread>
@@ -67,7 +68,8 @@ __attribute__((noinline)) void operator delete(void* p, const std::nothrow_t&) n
 
 namespace {
 
-const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16}};
+const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16},
+                                   pl::vectors_across_workgroups{32, 2}, pl::vectors_across_workgroups{16, 4}};
 
 template <class T, int D>
 std::vector<T> values_of(const pl::Dat<T, D>& d) {
@@ -284,7 +286,8 @@ TEST_CASE("every strategy covers every element of a range exactly once, up to IN
   auto tally = pl::kernel("tally", [](auto count) { count += 1; });
   const pl::strategy all[] = {pl::split_n_across_workgroups{64},  pl::split_n_across_workgroups{256},
                               pl::grid_stride{32, 2},             pl::grid_stride{256, 1},
-                              pl::chunked{8, 16},                 pl::chunked{1, 1}};
+                              pl::chunked{8, 16},                 pl::chunked{1, 1},
+                              pl::vectors_across_workgroups{64, 2}, pl::vectors_across_workgroups{256, 4}};
   std::uniform_int_distribution<int> pick(0, n);
   for (const pl::strategy& s : all) {
     INFO(pl::to_string(s));
@@ -426,7 +429,7 @@ TEST_CASE("reductions finish on the device: loops read nothing back, value() rea
   for (const pl::strategy& s : strategies) {
     pl::par_loop(tally, many, s, n(pl::INC));
   }
-  CHECK(n.value() == 3 * std::int64_t{1000003});
+  CHECK(n.value() == static_cast<std::int64_t>(std::size(strategies)) * 1000003);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <cstdint>
@@ -44,8 +45,9 @@ pl::Runtime test_runtime(int variant) {
   const pl::backend_kind backend = parloop_test::tested_backend(pl::backend_kind::host);
   if (backend == pl::backend_kind::host) return pl::Runtime::open(pl::backend_kind::host);
   pl::Runtime rt = pl::Runtime::open(backend);
-  const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16}};
-  rt.set_default_strategy(strategies[variant % 3]);
+  const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16},
+                                     pl::vectors_across_workgroups{32, 2}, pl::vectors_across_workgroups{16, 4}};
+  rt.set_default_strategy(strategies[static_cast<std::size_t>(variant) % std::size(strategies)]);
   return rt;
 }
 

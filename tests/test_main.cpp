@@ -13,6 +13,7 @@
 
 #include <parloop/codegen/generate.hpp>
 #include <parloop/cache/kernel_cache.hpp>
+#include <parloop/exec/kernel_source.hpp>
 #include <parloop/ir/hash.hpp>
 
 #include "compile_all.hpp"
@@ -21,6 +22,7 @@
 #include <parloop/backend/opencl/compile.hpp>
 #endif
 #if PARLOOP_TEST_CUDA
+#include <parloop/backend/cuda/backend.hpp>
 #include <parloop/backend/cuda/compile.hpp>
 #endif
 
@@ -45,22 +47,22 @@ void collect(const pl::ir::kernel& k) {
 }
 
 // Compiles kernels in batches (one program for many kernels costs PoCL little more than one
-// kernel); a failed batch is compiled kernel by kernel to name the culprit. Returns the
-// number of kernels that failed.
+// kernel); a failed batch is compiled kernel by kernel to name the culprit. Each kernel is
+// generated as strategy `s` generates it. Returns the number of kernels that failed.
 template <class Build>
-int compile_all(cg::dialect_kind dialect, const char* compiler, Build&& build) {
+int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* compiler, Build&& build) {
   std::vector<cg::generated_source> single;
   std::vector<std::vector<cg::generated_source>> batches(1);
   for (std::size_t i = 0; i < collected.size(); ++i) {
     pl::ir::kernel k = collected[i];
     if (!k.raw_source.empty()) {
       // Its C function is called by name: it cannot be renamed into a batch.
-      single.push_back(cg::generate(k, dialect));
+      single.push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s)));
       continue;
     }
     k.name += "_" + std::to_string(i);
     if (batches.back().size() == 100) batches.emplace_back();
-    batches.back().push_back(cg::generate(k, dialect));
+    batches.back().push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s)));
   }
   int failed = 0;
   const auto one = [&](const cg::generated_source& s) {
@@ -96,7 +98,7 @@ int compile_collected() {
 #if PARLOOP_TEST_OPENCL
   try {
     const auto context = pl::backend::opencl::context::first();
-    failed += compile_all(cg::dialect_kind::opencl, ("clBuildProgram on " + context.device().name).c_str(),
+    failed += compile_all(cg::dialect_kind::opencl, pl::split_n_across_workgroups{}, ("clBuildProgram on " + context.device().name).c_str(),
                           [&](const cg::generated_source& s) { pl::backend::opencl::build_program(context, s); });
   } catch (const pl::backend_unavailable& e) {
     std::printf("parloop tests: OpenCL C kernels not compiled: %s\n", e.what());
@@ -108,7 +110,9 @@ int compile_collected() {
   try {
     pl::backend::cuda::nvrtc::get();
     const pl::backend::cuda::target sm_90{90, false, false};
-    failed += compile_all(cg::dialect_kind::cuda, ("NVRTC " + sm_90.options_text()).c_str(),
+    // As CUDA runs them by default: the vector path, and the one-element path inside it.
+    failed += compile_all(cg::dialect_kind::cuda, pl::backend::cuda::default_loop_strategy,
+                          ("NVRTC " + sm_90.options_text()).c_str(),
                           [&](const cg::generated_source& s) { pl::backend::cuda::build(s, sm_90); });
   } catch (const pl::backend_unavailable& e) {
     std::printf("parloop tests: CUDA kernels not compiled: %s\n", e.what());

@@ -17,13 +17,7 @@
 #include <parloop/exec/kernel_source.hpp>
 #include <parloop/parloop.hpp>
 
-#if PARLOOP_TEST_OPENCL
-#include <parloop/backend/opencl/compile.hpp>
-#endif
-#if PARLOOP_TEST_CUDA
-#include <parloop/backend/cuda/compile.hpp>
-#endif
-
+#include "build_everywhere.hpp"
 #include "random_mesh.hpp"
 #include "sample_kernels.hpp"
 
@@ -36,7 +30,10 @@ TEST_CASE("each strategy's grid-size functor, as a formula", "[strategy]") {
   CHECK(ex::grid_size(pl::split_n_across_workgroups{256}).to_string() == "ceil_div(end - start, 256)");
   CHECK(ex::grid_size(pl::grid_stride{128, 4}).to_string() == "min(ceil_div(end - start, 128), compute_units * 4)");
   CHECK(ex::grid_size(pl::chunked{16, 64}).to_string() == "ceil_div(ceil_div(end - start, 64), 16)");
+  CHECK(ex::grid_size(pl::vectors_across_workgroups{128, 2}).to_string() ==
+        "ceil_div(min((ceil_div(end, 2) - ceil_div(start + 1, 2)) + 1, end - start), 128)");
   CHECK(pl::detail::block_size(pl::grid_stride{128, 4}) == 128);
+  CHECK(pl::to_string(pl::vectors_across_workgroups{64, 4}) == "vectors_across_workgroups{64, 4}");
 }
 
 TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
@@ -64,6 +61,20 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
   CHECK(chunk(0, 64 * 16 + 1, dev) == 2);
   CHECK(chunk(INT_MAX - 5, INT_MAX, dev) == 1);
 
+  // Work-items take the widths from the multiple of 4 at or below start.
+  const auto vectors = ex::grid_size(pl::vectors_across_workgroups{16, 4});
+  CHECK(vectors(0, 0, dev) == 0);
+  CHECK(vectors(9, 9, dev) == 0);
+  CHECK(vectors(3, 4, dev) == 1);
+  CHECK(vectors(3, 5, dev) == 1);   // elements 0..7: 2 work-items
+  CHECK(vectors(4, 5, dev) == 1);
+  CHECK(vectors(0, 64, dev) == 1);
+  CHECK(vectors(0, 65, dev) == 2);
+  CHECK(vectors(3, 64, dev) == 1);   // elements 0..63: 16 work-items
+  CHECK(vectors(3, 65, dev) == 2);   // 0..67: 17
+  CHECK(vectors(0, INT_MAX, dev) == (std::int64_t{INT_MAX} + 63) / 64);
+  CHECK(vectors(INT_MAX - 1, INT_MAX, dev) == 1);
+
   // Every element is covered exactly once: groups * block work-items, each with its share.
   for (int trial = 0; trial < 1000; ++trial) {
     std::uniform_int_distribution<std::int64_t> pick(0, INT_MAX);
@@ -78,6 +89,9 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
     CHECK((items_chunk * 64 >= n && (n == 0 ? items_chunk == 0 : items_chunk * 64 - n < 64 * 16)));
     CHECK(stride(a, b, dev) <= 132 * 4);
     CHECK((n == 0) == (stride(a, b, dev) == 0));
+    // Work-item i takes [4 * (a / 4 + i), + 4): the last one needed holds b - 1.
+    const std::int64_t needed = n == 0 ? 0 : (b - 1) / 4 - a / 4 + 1;
+    CHECK(vectors(a, b, dev) == (needed + 15) / 16);
   }
 }
 
@@ -87,11 +101,14 @@ TEST_CASE("a strategy with impossible parameters is refused", "[strategy]") {
                     Contains("strategy split_n_across_workgroups{2048}: the block must be 1 to 1024"));
   CHECK_THROWS_AS(ex::grid_size(pl::grid_stride{64, 0}), pl::argument_error);
   CHECK_THROWS_AS(ex::grid_size(pl::chunked{64, 0}), pl::argument_error);
+  CHECK_THROWS_WITH(ex::grid_size(pl::vectors_across_workgroups{64, 3}),
+                    Contains("strategy vectors_across_workgroups{64, 3}: the block must be 1 to 1024 work-items, waves "
+                             "and per_item at least 1, and width 2 or 4"));
 }
 
 TEST_CASE("grid-size functors round-trip through cereal and damaged ones are refused", "[strategy][cache]") {
   for (const pl::strategy s : {pl::strategy{pl::split_n_across_workgroups{64}}, pl::strategy{pl::grid_stride{32, 8}},
-                               pl::strategy{pl::chunked{8, 128}}}) {
+                               pl::strategy{pl::chunked{8, 128}}, pl::strategy{pl::vectors_across_workgroups{32, 4}}}) {
     const auto f = ex::grid_size(s);
     std::stringstream buffer;
     {
@@ -160,13 +177,7 @@ TEST_CASE("each strategy generates its element loop, and it compiles", "[strateg
   CHECK_THAT(chunk, Contains("__local double pl_group2[16];"));
 
   for (const pl::strategy s : {pl::strategy{pl::split_n_across_workgroups{}}, pl::strategy{pl::grid_stride{}},
-                               pl::strategy{pl::chunked{}}}) {
-#if PARLOOP_TEST_OPENCL
-    const auto context = pl::backend::opencl::context::first();
-    CHECK_NOTHROW(pl::backend::opencl::build_program(context, cg::generate(*ir, cg::dialect_kind::opencl, s)));
-#endif
-#if PARLOOP_TEST_CUDA
-    CHECK_NOTHROW(pl::backend::cuda::build(cg::generate(*ir, cg::dialect_kind::cuda, s), pl::backend::cuda::target{90}));
-#endif
+                               pl::strategy{pl::chunked{}}, pl::strategy{pl::vectors_across_workgroups{}}}) {
+    parloop_test::check_builds_everywhere(*ir, s);
   }
 }

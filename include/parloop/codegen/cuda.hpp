@@ -72,6 +72,16 @@ class cuda_dialect final : public dialect {
   std::string shuffle_down(std::string_view value, std::string_view delta) const override {
     return fmt::format("__shfl_down_sync(0xffffffffu, {}, {})", value, delta);
   }
+  std::string vector_type(ir::scalar_type t, int lanes) const override {
+    return fmt::format("{}{}", t == ir::scalar_type::int64 ? "longlong" : type(t), lanes);
+  }
+  std::string load_vector(ir::scalar_type t, int lanes, std::string_view buffer, std::string_view index) const override {
+    return fmt::format("((const {}*){})[{}]", vector_type(t, lanes), buffer, index);
+  }
+  std::string store_vector(ir::scalar_type t, int lanes, std::string_view value, std::string_view buffer,
+                           std::string_view index) const override {
+    return fmt::format("(({}*){})[{}] = {};", vector_type(t, lanes), buffer, index, value);
+  }
   std::string volatile_pointer(ir::scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 

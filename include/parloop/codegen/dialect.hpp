@@ -95,6 +95,14 @@ class dialect {
   // An expression: `value` as the work-item `delta` places up in this warp holds it (its own
   // where there is none). Every work-item of the warp must reach it.
   virtual std::string shuffle_down(std::string_view value, std::string_view delta) const = 0;
+  // A vector of `lanes` (2 or 4) values of type t, with components .x .y (.z .w).
+  virtual std::string vector_type(ir::scalar_type t, int lanes) const = 0;
+  // An expression: the vector of `lanes` values at `buffer + index * lanes`; the buffer is
+  // aligned to the vector's size.
+  virtual std::string load_vector(ir::scalar_type t, int lanes, std::string_view buffer, std::string_view index) const = 0;
+  // A statement: stores `value` as the vector of `lanes` values at `buffer + index * lanes`.
+  virtual std::string store_vector(ir::scalar_type t, int lanes, std::string_view value, std::string_view buffer,
+                                   std::string_view index) const = 0;
   // A pointer type through which reads see other groups' writes, not a cached copy.
   virtual std::string volatile_pointer(ir::scalar_type t) const = 0;
   // The qualifiers of a device helper function.

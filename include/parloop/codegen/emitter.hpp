@@ -5,6 +5,7 @@
 // them back by access mode.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "parloop/codegen/writer.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/ir/kernel.hpp"
+#include "parloop/ir/written_first.hpp"
 
 namespace parloop::codegen {
 
@@ -31,6 +33,12 @@ namespace parloop::codegen {
 // user picks can meet a keyword, macro or built-in of a device language (step, read_only,
 // M_PI), or a name of the generated code.
 inline std::string entry_name(const ir::kernel& k) { return "pl_kernel_" + k.name; }
+
+// Whether an argument moves as vectors under vectors_across_workgroups: a direct one, whose
+// consecutive elements' values lie side by side, of a type every dialect has vectors of.
+inline bool moves_as_vectors(const ir::param& p) {
+  return p.kind == arg_kind::direct && p.type != ir::scalar_type::boolean;
+}
 
 class emitter {
  public:
@@ -364,14 +372,113 @@ class emitter {
       const std::string start = identity(p.mode, p.type);
       for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
     }
-    element_loop(w);
-    for (std::size_t i = 0; i < k_.params.size(); ++i) gather(w, i, k_.params[i]);
-    if (raw()) raw_call(w);
-    else block(w, 0);
-    for (std::size_t i = 0; i < k_.params.size(); ++i) scatter(w, i, k_.params[i]);
-    w.close();
+    elements(w);
     reduce_in_groups(w);
     w.close();
+  }
+
+  // One element pl_e: gather, body, scatter. An argument in `in_vectors` is the j-th element's
+  // part of its private pl_vec array instead.
+  void element(source_writer& w, const std::vector<bool>& in_vectors, int j) {
+    const auto vectored = [&](std::size_t i) { return i < in_vectors.size() && in_vectors[i]; };
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      if (!vectored(i)) {
+        gather(w, i, p);
+        continue;
+      }
+      w.line("{}{}* const arg{} = pl_vec{} + {};", p.mode == access::read ? "const " : "", type(p.type), i, i, j * p.dim);
+    }
+    if (raw()) raw_call(w);
+    else block(w, 0);
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      if (!vectored(i)) scatter(w, i, k_.params[i]);
+    }
+  }
+
+  // vectors_across_workgroups: the work-item's `width` elements from pl_base, a multiple of
+  // width. Where all of them are in the range, each direct argument's values for them, which lie
+  // side by side, are loaded into the private pl_vec<N> as vectors (unless the body writes them
+  // before reading them), each element runs on its part, and they are stored back as vectors
+  // (unless READ). Where the range cuts them, the ones inside it run one at a time in place.
+  // The two paths have their own copies of the body: with one shared copy, the compiler merged
+  // the stores of both paths into the scalar ones.
+  void vector_elements(source_writer& w, int width) {
+    const std::string_view index = index_type();
+    // Vectors are indexed from the buffer's start (by pl_slice), not reached through
+    // pl_base's pointer: where the compiler can see that pl_base is even, it no longer trusts
+    // the vector's alignment and stores (though not loads) one value at a time.
+    w.line("const {} pl_slice = ({})pl_start / {} + pl_item;", index, index, width);
+    w.line("const {} pl_base = pl_slice * {};", index, width);
+    std::vector<bool> in_vectors(k_.params.size(), false);
+    std::vector<std::size_t> loaded, stored;
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      if (!moves_as_vectors(p)) continue;
+      in_vectors[i] = true;
+      if (p.mode != access::write || !ir::written_before_read(k_, static_cast<ir::id>(i))) loaded.push_back(i);
+      if (p.mode != access::read) stored.push_back(i);
+    }
+    // Only arguments reached through pl_e need it, and an unused variable is a warning.
+    const auto uses_element = [&](const std::vector<bool>& vectored) {
+      bool uses = raw();
+      for (std::size_t i = 0; i < k_.params.size(); ++i) {
+        uses = uses || ((i >= vectored.size() || !vectored[i]) && k_.params[i].kind != arg_kind::global);
+      }
+      return uses;
+    };
+    // Each element's copy of the body; where the range cuts the work-item's elements, each
+    // guarded by its own test (a loop over them took NVRTC half as long again as the whole
+    // kernel without it).
+    const auto each_element = [&](const std::vector<bool>& vectored, bool guarded) {
+      for (int j = 0; j < width; ++j) {
+        if (guarded) w.open("if ({})", in_range(j));
+        else w.open("");
+        if (uses_element(vectored)) w.line("const {} pl_e = pl_base + {};", index, j);
+        element(w, vectored, j);
+        w.close();
+      }
+    };
+    w.open("if (pl_base >= pl_start && pl_base + {} <= pl_end)", width);
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      if (in_vectors[i]) w.line("{} pl_vec{}[{}];", type(k_.params[i].type), i, width * k_.params[i].dim);
+    }
+    move_vectors(w, loaded, width, true);
+    each_element(in_vectors, false);
+    move_vectors(w, stored, width, false);
+    w.reopen("else");
+    each_element({}, true);
+    w.close();
+  }
+
+  // Whether the work-item's j-th element is in the range.
+  static std::string in_range(int j) {
+    const std::string e = j == 0 ? "pl_base" : fmt::format("pl_base + {}", j);
+    return fmt::format("{} >= pl_start && {} < pl_end", e, e);
+  }
+
+  // Loads (or stores) the pl_vec arrays of `args` as vectors of up to 16 bytes: the work-item's
+  // slice of width * dim values is a whole number of them, and buffers are aligned.
+  void move_vectors(source_writer& w, const std::vector<std::size_t>& args, int width, bool load) {
+    static constexpr char lane_names[] = "xyzw";
+    for (const std::size_t i : args) {
+      const ir::param& p = k_.params[i];
+      const int lanes = std::min(width, 16 / static_cast<int>(ir::size_of(p.type)));
+      const std::string vector = d_.vector_type(p.type, lanes);
+      const std::string data = fmt::format("data{}", p.data);
+      const int vectors = width * p.dim / lanes;
+      for (int m = 0; m < vectors; ++m) {
+        std::string at = vectors == 1 ? "pl_slice" : fmt::format("pl_slice * {}", vectors);
+        if (m > 0) at += fmt::format(" + {}", m);
+        std::string lanes_moved;
+        for (int c = 0; c < lanes; ++c) {
+          lanes_moved += load ? fmt::format(" pl_vec{}[{}] = pl_v.{};", i, m * lanes + c, lane_names[c])
+                              : fmt::format(" pl_v.{} = pl_vec{}[{}];", lane_names[c], i, m * lanes + c);
+        }
+        if (load) w.line("{{ const {} pl_v = {};{} }}", vector, d_.load_vector(p.type, lanes, data, at), lanes_moved);
+        else w.line("{{ {} pl_v;{} {} }}", vector, lanes_moved, d_.store_vector(p.type, lanes, "pl_v", data, at));
+      }
+    }
   }
 
   // Global reductions. Each work-group combines its work-items' partials (group_tree) and
@@ -514,14 +621,17 @@ class emitter {
     w.close();
   }
 
-  // Opens the block that runs once per element pl_e of this work-item, as the strategy
-  // assigns them. pl_e is 64-bit, so that no step overflows near the end of the int range.
-  void element_loop(source_writer& w) {
+  // Runs element() once per element pl_e of this work-item, as the strategy assigns them. pl_e
+  // is 64-bit, so that no step overflows near the end of the int range.
+  void elements(source_writer& w) {
     const std::string_view index = index_type();
     std::visit(
         [&](const auto& v) {
           using S = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
+          if constexpr (std::is_same_v<S, vectors_across_workgroups>) {
+            vector_elements(w, v.width);
+            return;
+          } else if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
             w.line("const {} pl_e = ({})pl_start + pl_item;", index, index);
             w.open("if (pl_e < pl_end)");
           } else if constexpr (std::is_same_v<S, grid_stride>) {
@@ -531,6 +641,8 @@ class emitter {
             w.line("const {} pl_last = pl_first + {} < pl_end ? pl_first + {} : pl_end;", index, v.per_item, v.per_item);
             w.open("for ({} pl_e = pl_first; pl_e < pl_last; ++pl_e)", index);
           }
+          element(w, {}, 0);
+          w.close();
         },
         strategy_);
   }

@@ -68,6 +68,14 @@ class opencl_dialect final : public dialect {
   // Sub-group shuffles are an extension few OpenCL devices share: groups reduce through local memory.
   int warp_size() const override { return 0; }
   std::string shuffle_down(std::string_view, std::string_view) const override { return {}; }
+  std::string vector_type(ir::scalar_type t, int lanes) const override { return fmt::format("{}{}", type(t), lanes); }
+  std::string load_vector(ir::scalar_type, int lanes, std::string_view buffer, std::string_view index) const override {
+    return fmt::format("vload{}({}, {})", lanes, index, buffer);
+  }
+  std::string store_vector(ir::scalar_type, int lanes, std::string_view value, std::string_view buffer,
+                           std::string_view index) const override {
+    return fmt::format("vstore{}({}, {}, {});", lanes, value, index, buffer);
+  }
   std::string volatile_pointer(ir::scalar_type t) const override {
     return fmt::format("volatile __global const {}*", type(t));
   }

@@ -18,12 +18,13 @@ class source_writer {
     out_ += fmt::format(format, std::forward<Args>(args)...);
     out_ += '\n';
   }
-  // A line that ends in `{`, and one level deeper after it.
+  // A line that ends in `{` (a bare `{` for an empty format), and one level deeper after it.
   template <class... Args>
   void open(fmt::format_string<Args...> format, Args&&... args) {
     indent();
-    out_ += fmt::format(format, std::forward<Args>(args)...);
-    out_ += " {\n";
+    const std::string head = fmt::format(format, std::forward<Args>(args)...);
+    out_ += head;
+    out_ += head.empty() ? "{\n" : " {\n";
     ++depth_;
   }
   // `}` (followed by `tail`, e.g. " else {") one level up.

@@ -35,7 +35,17 @@ struct chunked {
   friend bool operator==(const chunked&, const chunked&) = default;
 };
 
-using strategy = std::variant<split_n_across_workgroups, grid_stride, chunked>;
+// `width` (2 or 4) consecutive elements per work-item, starting at a multiple of `width`: each
+// direct argument of the loop moves as `width`-wide vectors (a double2 holds two elements' values),
+// half or a quarter of the load and store instructions of one element per work-item. Elements
+// of a vector the range cuts, and loops without direct arguments, go one element at a time.
+struct vectors_across_workgroups {
+  int block = 128;
+  int width = 2;
+  friend bool operator==(const vectors_across_workgroups&, const vectors_across_workgroups&) = default;
+};
+
+using strategy = std::variant<split_n_across_workgroups, grid_stride, chunked, vectors_across_workgroups>;
 
 // As written in code: "chunked{16, 64}".
 inline std::string to_string(const strategy& s) {
@@ -44,6 +54,8 @@ inline std::string to_string(const strategy& s) {
         using S = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<S, split_n_across_workgroups>) return fmt::format("split_n_across_workgroups{{{}}}", v.block);
         else if constexpr (std::is_same_v<S, grid_stride>) return fmt::format("grid_stride{{{}, {}}}", v.block, v.waves);
+        else if constexpr (std::is_same_v<S, vectors_across_workgroups>)
+          return fmt::format("vectors_across_workgroups{{{}, {}}}", v.block, v.width);
         else return fmt::format("chunked{{{}, {}}}", v.block, v.per_item);
       },
       s);
@@ -63,12 +75,14 @@ inline void check_strategy(const strategy& s) {
         bool fine = v.block >= 1 && v.block <= 1024;
         if constexpr (std::is_same_v<S, grid_stride>) fine = fine && v.waves >= 1;
         if constexpr (std::is_same_v<S, chunked>) fine = fine && v.per_item >= 1;
+        if constexpr (std::is_same_v<S, vectors_across_workgroups>) fine = fine && (v.width == 2 || v.width == 4);
         return fine;
       },
       s);
   if (!ok) {
-    throw argument_error(fmt::format("strategy {}: the block must be 1 to 1024 work-items, waves and per_item at least 1",
-                                     to_string(s)));
+    throw argument_error(fmt::format(
+        "strategy {}: the block must be 1 to 1024 work-items, waves and per_item at least 1, and width 2 or 4",
+        to_string(s)));
   }
 }
 

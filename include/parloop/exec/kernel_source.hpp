@@ -3,10 +3,12 @@
 // with it, the grid-size functor that launches it, its block size and its buffer layout.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
+#include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/strategy.hpp"
@@ -26,8 +28,16 @@ inline grid_size_functor grid_size(const strategy& s) {
         } else if constexpr (std::is_same_v<S, grid_stride>) {
           return grid_size_functor(
               min(ceil_div(end() - start(), constant(v.block)), compute_units() * constant(v.waves)));
-        } else {
+        } else if constexpr (std::is_same_v<S, chunked>) {
           return grid_size_functor(ceil_div(ceil_div(end() - start(), constant(v.per_item)), constant(v.block)));
+        } else {
+          // Work-item i takes the width from (start / width + i) * width: the last one needed
+          // holds end - 1, so there are (end - 1) / width - start / width + 1 of them, none for
+          // an empty range. (ceil_div(x + 1, width) - 1 is x / width for x >= 0.)
+          const grid_term w = constant(v.width);
+          const grid_term items =
+              min(ceil_div(end(), w) - ceil_div(start() + constant(1), w) + constant(1), end() - start());
+          return grid_size_functor(ceil_div(items, constant(v.block)));
         }
       },
       s);
@@ -40,9 +50,19 @@ struct kernel_source {
   std::vector<codegen::kernel_buffer> layout;
 };
 
+// The strategy a kernel is generated for: vectors_across_workgroups gives a loop without
+// direct arguments nothing to move as vectors, and it runs one element per work-item.
+inline strategy for_kernel(const ir::kernel& k, const strategy& s) {
+  const auto* v = std::get_if<vectors_across_workgroups>(&s);
+  if (v == nullptr || std::any_of(k.params.begin(), k.params.end(), codegen::moves_as_vectors)) return s;
+  return split_n_across_workgroups{v->block};
+}
+
 // The kernel in `dialect` for strategy `s`, with its launch geometry.
-inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& s,
+inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& requested,
                                  const codegen::options& o = {}) {
+  parloop::detail::check_strategy(requested);
+  const strategy s = for_kernel(k, requested);
   grid_size_functor grid = grid_size(s);
   return {codegen::generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), codegen::buffers(k, o)};
 }

@@ -167,7 +167,8 @@ namespace detail {
 
 template <class S>
 inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_v<S, split_n_across_workgroups> ||
-                                    std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked>;
+                                    std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked> ||
+                                    std::is_same_v<S, vectors_across_workgroups>;
 
 // The arguments after the set are parsed left to right: a strategy or a range replaces the
 // default, and what remains are the loop's arguments. Declared first, so that each overload

@@ -25,6 +25,10 @@
 
 namespace parloop::backend::cuda {
 
+// Two elements per thread, moved as vectors, blocks of 128: on an H200 the fastest shape of the
+// ones benchmarks/bench_cuda.cpp measures for streaming loops, hand-written ones included.
+inline constexpr vectors_across_workgroups default_loop_strategy{128, 2};
+
 class backend final : public parloop::detail::device_backend {
  public:
   // Throws backend_unavailable where NVRTC is missing or cannot compile for the device.
@@ -58,10 +62,7 @@ class backend final : public parloop::detail::device_backend {
 
   std::string describe() const override { return "CUDA " + ctx_->dev().describe(); }
 
-  // One element per thread, blocks of 128: on an H200 the fastest of the shapes
-  // benchmarks/bench_cuda.cpp measures for streaming loops but double2 loads, which only a
-  // kernel written for them can make.
-  strategy default_strategy() const override { return split_n_across_workgroups{128}; }
+  strategy default_strategy() const override { return default_loop_strategy; }
   // A reduction costs each block a combine, a fence and a ticket: a grid sized to the device
   // spreads that over many elements.
   strategy default_reduction_strategy() const override { return grid_stride{256, 4}; }
