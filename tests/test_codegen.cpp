@@ -4,6 +4,7 @@
 // source dump, and compile errors from the real compilers.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -333,6 +334,36 @@ TEST_CASE("vectors_across_workgroups moves direct arguments as vectors", "[codeg
         "ceil_div(end - start, 96)");
 
   for (const int width : {2, 4}) parloop_test::check_builds_everywhere(*ir, pl::vectors_across_workgroups{64, width});
+}
+
+TEST_CASE("a kernel from source moves its direct arguments as vectors, but not those it combines into",
+          "[codegen][vectors][source]") {
+  using pl::ir::scalar_type;
+  // Its C function gets an INC argument's private copy at 0, added to the data after: the one-
+  // element path does so, and the vector path must give the same rounding.
+  const std::array<pl::ir::param, 3> params{
+      pl::ir::param{scalar_type::float64, 1, pl::access::inc, pl::arg_kind::direct, 0, 1, 0, -1},
+      pl::ir::param{scalar_type::float64, 2, pl::access::read, pl::arg_kind::direct, 0, 1, 1, -1},
+      pl::ir::param{scalar_type::float32, 1, pl::access::rw, pl::arg_kind::direct, 0, 1, 2, -1}};
+  const pl::ir::kernel k = failing_source_kernel(
+      "acc", "void acc(double* a, const double* x, float* f) { *a += x[0]; *a += x[1]; *f *= 2.0f; }", params);
+  CHECK_FALSE(cg::moves_as_vectors(k, k.params[0]));
+  CHECK(cg::moves_as_vectors(k, k.params[1]));
+  const std::string cu = cg::generate(k, cg::dialect_kind::cuda, pl::vectors_across_workgroups{128, 2}).text;
+  CHECK(count_of(cu, "pl_vec0") == 0);
+  CHECK(has_line(cu, "double pl_vec1[4];"));
+  CHECK(has_line(cu, "float pl_vec2[2];"));
+  CHECK(has_line(cu, "arg0[0] = 0.0;"));
+  CHECK(has_line(cu, "const long long pl_e = pl_base + 1;"));
+  CHECK_FALSE(has_line(cu, "double* const arg1 = pl_vec1 + 2;"));
+  CHECK(has_line(cu, "const double* const arg1 = pl_vec1 + 2;"));
+  CHECK(has_line(cu, "acc(arg0, arg1, arg2);"));
+  for (const int width : {2, 4}) parloop_test::check_builds_everywhere(k, pl::vectors_across_workgroups{32, width});
+
+  // With only combined arguments, nothing moves as vectors: one element per work-item.
+  const std::array<pl::ir::param, 1> inc_only{params[0]};
+  const pl::ir::kernel only = failing_source_kernel("only", "void only(double* a) { *a += 1.0; }", inc_only);
+  CHECK(pl::exec::for_kernel(only, pl::vectors_across_workgroups{32, 2}) == pl::strategy{pl::split_n_across_workgroups{32}});
 }
 
 TEST_CASE("a body writes an argument before reading it only by assignments that always run", "[codegen][vectors]") {

@@ -34,10 +34,14 @@ namespace parloop::codegen {
 // M_PI), or a name of the generated code.
 inline std::string entry_name(const ir::kernel& k) { return "pl_kernel_" + k.name; }
 
-// Whether an argument moves as vectors under vectors_across_workgroups: a direct one, whose
-// consecutive elements' values lie side by side, of a type every dialect has vectors of.
-inline bool moves_as_vectors(const ir::param& p) {
-  return p.kind == arg_kind::direct && p.type != ir::scalar_type::boolean;
+// Whether an argument of k moves as vectors under vectors_across_workgroups: a direct one, whose
+// consecutive elements' values lie side by side, of a type every dialect has vectors of. Not an
+// INC, MIN or MAX argument of a kernel from source: its C function gets a private copy starting
+// at the identity (0, or an infinity), which the one-element path keeps to; the stored value
+// would give another rounding (and a fraction added to an int another result).
+inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
+  const bool combines = p.mode == access::inc || p.mode == access::min || p.mode == access::max;
+  return p.kind == arg_kind::direct && p.type != ir::scalar_type::boolean && !(combines && !k.raw_source.empty());
 }
 
 class emitter {
@@ -414,14 +418,14 @@ class emitter {
     std::vector<std::size_t> loaded, stored;
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const ir::param& p = k_.params[i];
-      if (!moves_as_vectors(p)) continue;
+      if (!moves_as_vectors(k_, p)) continue;
       in_vectors[i] = true;
       if (p.mode != access::write || !ir::written_before_read(k_, static_cast<ir::id>(i))) loaded.push_back(i);
       if (p.mode != access::read) stored.push_back(i);
     }
     // Only arguments reached through pl_e need it, and an unused variable is a warning.
     const auto uses_element = [&](const std::vector<bool>& vectored) {
-      bool uses = raw();
+      bool uses = false;
       for (std::size_t i = 0; i < k_.params.size(); ++i) {
         uses = uses || ((i >= vectored.size() || !vectored[i]) && k_.params[i].kind != arg_kind::global);
       }

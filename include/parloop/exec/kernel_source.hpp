@@ -54,7 +54,10 @@ struct kernel_source {
 // direct arguments nothing to move as vectors, and it runs one element per work-item.
 inline strategy for_kernel(const ir::kernel& k, const strategy& s) {
   const auto* v = std::get_if<vectors_across_workgroups>(&s);
-  if (v == nullptr || std::any_of(k.params.begin(), k.params.end(), codegen::moves_as_vectors)) return s;
+  if (v == nullptr ||
+      std::any_of(k.params.begin(), k.params.end(), [&](const ir::param& p) { return codegen::moves_as_vectors(k, p); })) {
+    return s;
+  }
   return split_n_across_workgroups{v->block};
 }
 

@@ -92,10 +92,11 @@ class first_writes {
 }  // namespace detail
 
 // True when the body's own statements (not ones inside an if or a loop, which may not run)
-// assign each of the parameter's components, by constant index, before any statement reads
-// that component. A kernel from source has no body to look at: false.
+// assign each of the direct parameter's components, by constant index, before any statement
+// reads that component. A kernel from source has no body to look at, and an argument through a
+// map has slots this does not tell apart: false.
 inline bool written_before_read(const kernel& k, id param) {
-  if (k.blocks.empty() || !k.raw_source.empty()) return false;
+  if (k.blocks.empty() || !k.raw_source.empty() || k.params.at(param).kind != arg_kind::direct) return false;
   detail::first_writes walk(k, param);
   for (const id s : k.blocks[0].stmts) {
     if (walk.reads_unassigned(k.stmts[s], true)) return false;
