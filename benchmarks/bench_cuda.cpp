@@ -280,6 +280,8 @@ bool triad_at(const pl::Runtime& rt, const cu::context& ctx, const hand_module& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The cold path is the compile a disk cache saves: every figure here is without it.
+  ::setenv("PARLOOP_CACHE", "off", 1);
   const int log2_small = argc > 1 ? std::atoi(argv[1]) : 24;
   // The driver's JIT cache would serve PTX; parloop builds CUBINs, but hand-written PTX must not
   // be served either.

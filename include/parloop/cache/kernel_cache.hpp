@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <typeindex>
 #include <utility>
 #include <vector>
@@ -125,6 +128,8 @@ class kernel_cache {
 
   std::uint64_t traces() const { return traces_.load(); }
   std::uint64_t compiles() const { return compiles_.load(); }
+  // Launchers made from the disk cache's entries instead of compiling.
+  std::uint64_t disk_hits() const { return disk_hits_.load(); }
   std::uint64_t launches() const { return launches_.load(); }
 
  private:
@@ -193,7 +198,7 @@ class kernel_cache {
     std::unique_ptr<launcher> loaded;
     try {
       const codegen::options& options = device.codegen_options();
-      loaded = device.build(exec::make_source(*e.ir, device.dialect(), s, options));
+      loaded = build_or_load(device, exec::make_source(*e.ir, device.dialect(), s, options));
       if (codegen::checks_indices(*e.ir, options)) device.index_errors().name(e.ir->name);
       device.adopt(store_);
     } catch (...) {
@@ -202,7 +207,6 @@ class kernel_cache {
       st.changed.notify_all();
       throw;
     }
-    compiles_.fetch_add(1);
     lock.lock();
     c->loaded = std::move(loaded);
     slot.store(c, std::memory_order_release);
@@ -210,9 +214,53 @@ class kernel_cache {
     return *c->loaded;
   }
 
+  // The source's launcher: from the disk cache's entry where it has a good one, else compiled
+  // (and stored there). Another process compiling the same key meanwhile is waited for, a
+  // little: its entry is then loaded instead.
+  std::unique_ptr<launcher> build_or_load(device_backend& device, const exec::kernel_source& source) {
+    const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
+    if (disk == nullptr) return compile(device, source);
+    const cache::key_material material{.signature = device.signature(),
+                                       .source = source.code.text,
+                                       .grid = source.grid,
+                                       .block = source.block,
+                                       .layout = source.layout};
+    const std::string key = cache::key_of(material);
+    if (auto loaded = load_from(device, *disk, material, key)) return loaded;
+    const cache::key_lock held = disk->lock(material.signature.backend, key, std::chrono::seconds(30));
+    if (held.held()) {
+      if (auto loaded = load_from(device, *disk, material, key)) return loaded;
+    }
+    std::unique_ptr<launcher> built = compile(device, source);
+    disk->store(material, key, built->record());
+    return built;
+  }
+
+  std::unique_ptr<launcher> compile(device_backend& device, const exec::kernel_source& source) {
+    std::unique_ptr<launcher> built = device.build(source);
+    compiles_.fetch_add(1);
+    return built;
+  }
+
+  // A launcher from the entry of `key`, or null: a device that refuses the stored binary (a
+  // driver update the signature did not see) is a miss like any other.
+  std::unique_ptr<launcher> load_from(device_backend& device, const cache::disk_cache& disk,
+                                      const cache::key_material& material, const std::string& key) {
+    std::optional<cache::kernel_record> record = disk.load(material, key);
+    if (!record) return nullptr;
+    try {
+      std::unique_ptr<launcher> loaded = device.load(*record);
+      disk_hits_.fetch_add(1);
+      return loaded;
+    } catch (const error&) {
+      return nullptr;
+    }
+  }
+
   std::shared_ptr<store> store_;
   std::atomic<std::uint64_t> traces_{0};
   std::atomic<std::uint64_t> compiles_{0};
+  std::atomic<std::uint64_t> disk_hits_{0};
   std::atomic<std::uint64_t> launches_{0};
 };
 

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "parloop/cache/device_signature.hpp"
+#include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
@@ -96,7 +97,10 @@ inline bool fast_math_from_environment() {
 
 class device_backend : public device_memory {
  public:
-  device_backend() : id_(next_id().fetch_add(1)), options_(codegen_options_from_environment()) {}
+  device_backend()
+      : id_(next_id().fetch_add(1)),
+        options_(codegen_options_from_environment()),
+        disk_(cache::disk_cache::from_environment()) {}
   // Every owner drops this backend's launchers before its memory and device go.
   ~device_backend() override {
     std::vector<std::weak_ptr<launcher_owner>> owners;
@@ -133,6 +137,8 @@ class device_backend : public device_memory {
   exec::reduction_scratch& scratch() { return scratch_; }
   // How this backend's kernels are written (index checks on or off), fixed when it opens.
   const codegen::options& codegen_options() const { return options_; }
+  // The disk cache its kernels are kept in, as the environment said when it opened; null for none.
+  const std::shared_ptr<const cache::disk_cache>& disk() const { return disk_; }
   // The record of the index checks, and where the host looks at it.
   exec::index_errors& index_errors() { return index_errors_; }
   // The index checks' record travels back with the results, in the same wait.
@@ -167,6 +173,7 @@ class device_backend : public device_memory {
 
   std::uint64_t id_;
   codegen::options options_;
+  std::shared_ptr<const cache::disk_cache> disk_;
   exec::reduction_scratch scratch_;
   exec::index_errors index_errors_;
   std::mutex owners_mutex_;

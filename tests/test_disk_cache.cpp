@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+// The disk cache: the entry format under every single-byte flip and truncation, foreign and newer
+// entries, the folder's location, modes and permissions, and on a device a second kernel loading
+// from disk instead of compiling, with the same results, also when entries are damaged or
+// several threads miss the same key at once.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>  // environ
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <parloop/cache/disk_cache.hpp>
+#include <parloop/cache/disk_entry.hpp>
+#include <parloop/parloop.hpp>
+
+#include "check_values.hpp"
+#include "device_under_test.hpp"
+#include "random_mesh.hpp"
+#include "scoped_env.hpp"
+
+namespace pl = parloop;
+namespace pc = parloop::cache;
+using Catch::Matchers::Contains;
+using parloop_test::scoped_env;
+
+namespace {
+
+// A fresh folder under the system's temporary one, removed afterwards.
+struct temporary_folder {
+  temporary_folder() {
+    std::string name = (std::filesystem::temp_directory_path() / "parloop-disk-XXXXXX").string();
+    REQUIRE(::mkdtemp(name.data()) != nullptr);
+    path = name;
+  }
+  ~temporary_folder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::filesystem::path path;
+};
+
+pc::key_material sample_material(const std::string& source = "__kernel void pl_kernel_k() {}") {
+  pc::key_material m;
+  m.signature = {pl::backend_kind::opencl, "Portable Computing Language 3.1", "cpu", "3.1", "OpenCL C 1.2",
+                 "OpenCL 3.0", "-cl-std=CL1.2"};
+  m.source = source;
+  m.grid = pl::exec::grid_size(pl::split_n_across_workgroups{64});
+  m.block = 64;
+  return m;
+}
+
+pc::kernel_record sample_record() {
+  pc::kernel_record r;
+  r.backend = pl::backend_kind::opencl;
+  r.entry = "pl_kernel_k";
+  for (int i = 0; i < 96; ++i) r.binary.push_back(static_cast<unsigned char>(i * 7));
+  r.grid = pl::exec::grid_size(pl::split_n_across_workgroups{64});
+  r.block = 64;
+  return r;
+}
+
+std::vector<unsigned char> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
+
+std::vector<std::filesystem::path> files_under(const std::filesystem::path& dir, const std::string& extension) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(dir)) {
+    if (f.is_regular_file() && (extension.empty() || f.path().extension() == extension)) out.push_back(f.path());
+  }
+  return out;
+}
+
+// Temporary files of writers (.tmp-XXXXXX) left under `dir`.
+std::size_t temporaries_in(const std::filesystem::path& dir) {
+  std::size_t n = 0;
+  for (const auto& f : files_under(dir, "")) n += f.filename().string().rfind(".tmp-", 0) == 0 ? 1 : 0;
+  return n;
+}
+
+// The device under test with the disk cache on, in a folder of its own, for one test case.
+struct cache_on_device {
+  // Whether there is a device to compile on; said where there is none.
+  static bool available() {
+    const pl::backend_status status = pl::detail::status_of(parloop_test::device_backend());
+    if (!status.available) WARN("no device to compile on: " << status.reason);
+    return status.available;
+  }
+  temporary_folder cache;
+  scoped_env dir{"PARLOOP_CACHE_DIR", cache.path.c_str()};
+  scoped_env on{"PARLOOP_CACHE", "on"};
+};
+
+}  // namespace
+
+TEST_CASE("an entry reads back as it was written, and only under its own key material", "[disk]") {
+  const pc::key_material m = sample_material();
+  const std::string bytes = pc::encode_entry(m, sample_record());
+  const pc::decoded_entry back = pc::decode_entry(bytes_of(bytes), &m);
+  REQUIRE(back.record);
+  CHECK(*back.record == sample_record());
+  CHECK(back.problem.empty());
+  // The key is XXH3-128 of the material: 32 hex digits, different for any difference.
+  CHECK(pc::key_of(m).size() == 32);
+  CHECK(pc::key_of(m) == pc::key_of(sample_material()));
+  pc::key_material other = m;
+  other.signature.options += " -cl-fast-relaxed-math";
+  CHECK(pc::key_of(other) != pc::key_of(m));
+  other = m;
+  other.block = 128;
+  CHECK(pc::key_of(other) != pc::key_of(m));
+  // Stored under other material (as a hash collision would put it): a miss.
+  const pc::decoded_entry wrong = pc::decode_entry(bytes_of(bytes), &other);
+  CHECK_FALSE(wrong.record);
+  CHECK_THAT(wrong.problem, Contains("key material differs"));
+}
+
+TEST_CASE("every single-byte flip and every truncation of an entry is detected", "[disk]") {
+  const pc::key_material m = sample_material();
+  const std::vector<unsigned char> good = bytes_of(pc::encode_entry(m, sample_record()));
+  for (std::size_t at = 0; at < good.size(); ++at) {
+    for (const unsigned char flip : {0x01, 0x80, 0xff}) {
+      std::vector<unsigned char> bad = good;
+      bad[at] ^= flip;
+      const pc::decoded_entry d = pc::decode_entry(bad, &m);
+      if (d.record) FAIL("a flip of byte " << at << " by " << int(flip) << " was not detected");
+    }
+  }
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    const pc::decoded_entry d = pc::decode_entry(std::span(good.data(), n), &m);
+    if (d.record) FAIL("a truncation to " << n << " bytes was not detected");
+  }
+  CHECK_THAT(pc::decode_entry({}, &m).problem, Contains("shorter than the 28-byte header"));
+  std::vector<unsigned char> foreign = good;
+  foreign[0] = 'X';
+  CHECK_THAT(pc::decode_entry(foreign, &m).problem, Contains("foreign magic"));
+  std::vector<unsigned char> newer = good;
+  newer[8] = static_cast<unsigned char>(pc::disk_format_version + 1);
+  CHECK_THAT(pc::decode_entry(newer, &m).problem, Contains("cache format version 2, this parloop reads version 1"));
+}
+
+TEST_CASE("the cache folder: where the environment says, private, refused when others can write it", "[disk]") {
+  temporary_folder tmp;
+  {
+    const scoped_env dir("PARLOOP_CACHE_DIR", (tmp.path / "mine").c_str());
+    const scoped_env mode("PARLOOP_CACHE", nullptr);
+    const auto disk = pc::disk_cache::from_environment();
+    REQUIRE(disk != nullptr);
+    CHECK(disk->mode() == pc::disk_mode::read_write);
+    CHECK(disk->dir() == tmp.path / "mine");
+    struct stat st {};
+    REQUIRE(::stat(disk->dir().c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    const std::string key = pc::key_of(sample_material());
+    CHECK(disk->path_of(pl::backend_kind::opencl, key) ==
+          tmp.path / "mine" / "opencl" / key.substr(0, 2) / (key + ".plk"));
+  }
+  {
+    const scoped_env dir("PARLOOP_CACHE_DIR", nullptr);
+    const scoped_env mode("PARLOOP_CACHE", "on");
+    const scoped_env xdg("XDG_CACHE_HOME", tmp.path.c_str());
+    const auto disk = pc::disk_cache::from_environment();
+    REQUIRE(disk != nullptr);
+    CHECK(disk->dir() == tmp.path / "parloop");
+  }
+  {
+    const scoped_env off("PARLOOP_CACHE", "off");
+    CHECK(pc::disk_cache::from_environment() == nullptr);
+  }
+  {
+    const scoped_env bad("PARLOOP_CACHE", "yes");
+    CHECK_THROWS_WITH(pc::disk_cache::from_environment(), Contains("PARLOOP_CACHE='yes': expected on, off or read-only"));
+  }
+  // A folder others can write could hold an entry planted by them: not used.
+  const std::filesystem::path shared = tmp.path / "shared";
+  std::filesystem::create_directories(shared);
+  ::chmod(shared.c_str(), 0777);
+  CHECK(pc::disk_cache::open(shared, pc::disk_mode::read_write) == nullptr);
+  ::chmod(shared.c_str(), 0700);
+  CHECK(pc::disk_cache::open(shared, pc::disk_mode::read_write) != nullptr);
+}
+
+TEST_CASE("entries are stored whole, found again, and a damaged one is a miss", "[disk]") {
+  temporary_folder tmp;
+  const auto disk = pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write);
+  REQUIRE(disk != nullptr);
+  const pc::key_material m = sample_material();
+  const std::string key = pc::key_of(m);
+  CHECK_FALSE(disk->load(m, key));
+  disk->store(m, key, sample_record());
+  const auto back = disk->load(m, key);
+  REQUIRE(back);
+  CHECK(*back == sample_record());
+  CHECK(files_under(tmp.path, ".plk").size() == 1);
+  CHECK(temporaries_in(tmp.path) == 0);
+
+  // Damaged on disk: a miss, and storing again repairs it.
+  const std::filesystem::path path = disk->path_of(pl::backend_kind::opencl, key);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 3);
+  CHECK_FALSE(disk->load(m, key));
+  disk->store(m, key, sample_record());
+  CHECK(disk->load(m, key));
+
+  // Read-only: found, never written.
+  const auto reader = pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_only);
+  CHECK(reader->load(m, key));
+  const pc::key_material other = sample_material("__kernel void pl_kernel_other() {}");
+  reader->store(other, pc::key_of(other), sample_record());
+  CHECK_FALSE(reader->load(other, pc::key_of(other)));
+  CHECK_FALSE(reader->lock(pl::backend_kind::opencl, pc::key_of(other), std::chrono::milliseconds(0)).held());
+
+  // The lock of a key excludes a second holder until released.
+  {
+    const pc::key_lock first = disk->lock(pl::backend_kind::opencl, key, std::chrono::milliseconds(0));
+    CHECK(first.held());
+    CHECK_FALSE(disk->lock(pl::backend_kind::opencl, key, std::chrono::milliseconds(20)).held());
+  }
+  CHECK(disk->lock(pl::backend_kind::opencl, key, std::chrono::milliseconds(0)).held());
+}
+
+TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk]") {
+  temporary_folder tmp;
+  const scoped_env cap("PARLOOP_CACHE_MAX_MB", "1");
+  const auto disk = pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write);
+  REQUIRE(disk != nullptr);
+  CHECK(disk->max_bytes() == 1u << 20);
+  pc::kernel_record big = sample_record();
+  big.binary.assign(300 * 1024, 0x42);
+  std::vector<pc::key_material> stored;
+  const auto store = [&](int i) {
+    stored.push_back(sample_material(fmt::format("__kernel void pl_kernel_k{}() {{}}", i)));
+    disk->store(stored.back(), pc::key_of(stored.back()), big);
+  };
+  const auto present = [&](int i) {
+    return disk->load(stored[static_cast<std::size_t>(i)], pc::key_of(stored[static_cast<std::size_t>(i)])).has_value();
+  };
+  for (int i = 0; i < 3; ++i) store(i);
+  CHECK(disk->measure().entries == 3);
+  // Entry 0 is used again: entry 1 is now the least recently used, and goes first.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(present(0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  store(3);
+  CHECK(disk->measure().entries == 3);
+  CHECK(disk->measure().bytes <= disk->max_bytes());
+  CHECK_FALSE(present(1));
+  CHECK(present(0));
+  CHECK(present(2));
+  CHECK(present(3));
+  // Pruning to a size by hand (what `parloop-cache prune` will do).
+  CHECK(disk->prune(0) == 3);
+  CHECK(disk->measure().entries == 0);
+  {
+    const scoped_env bad("PARLOOP_CACHE_MAX_MB", "-5");
+    CHECK_THROWS_WITH(pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write),
+                      Contains("PARLOOP_CACHE_MAX_MB='-5': expected a whole number of MiB, at least 1"));
+  }
+}
+
+TEST_CASE("on a device, a second kernel loads from disk instead of compiling, with the same results", "[disk][device]") {
+  if (!cache_on_device::available()) return;
+  const cache_on_device device;
+  const std::filesystem::path& folder = device.cache.path;
+  const int n = 1000;
+  const auto b0 = parloop_test::random_values<double>(n);
+  const auto body = [](auto a, auto b, auto s) { a = b * s + 1.0; };
+  const auto run = [&](const auto& k) {
+    const pl::Runtime rt = parloop_test::device_runtime();
+    const pl::Set points(rt, n);
+    pl::Dat<double> a(points), b(points, b0);
+    pl::Global<double> s(rt, 2.5);
+    pl::par_loop(k, points, a(pl::WRITE), b(pl::READ), s(pl::READ));
+    return std::vector<double>(a.host().begin(), a.host().end());
+  };
+  std::vector<double> want(n);
+  for (int i = 0; i < n; ++i) want[static_cast<std::size_t>(i)] = b0[static_cast<std::size_t>(i)] * 2.5 + 1.0;
+
+  // Each pl::kernel has its own in-memory cache: a new one is what a second run of the program
+  // has. A device may fuse the multiply-add: within check_values' tolerance of the host's, and
+  // bit for bit the first run's wherever the binary is the same.
+  const auto first = pl::kernel("disk_axpy", body);
+  const std::vector<double> got = run(first);
+  parloop_test::check_values<double>(got, want);
+  CHECK(first.cache().compiles() == 1);
+  CHECK(first.cache().disk_hits() == 0);
+  REQUIRE(files_under(folder, ".plk").size() == 1);
+
+  const auto second = pl::kernel("disk_axpy", body);
+  CHECK(run(second) == got);
+  CHECK(second.cache().compiles() == 0);
+  CHECK(second.cache().disk_hits() == 1);
+
+  // A damaged entry: compiled again, replaced, and found by the next one.
+  const std::filesystem::path entry = files_under(folder, ".plk").front();
+  {
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(entry) / 2));
+    f.put('\x5a');
+  }
+  const auto third = pl::kernel("disk_axpy", body);
+  CHECK(run(third) == got);
+  CHECK(third.cache().compiles() == 1);
+  const auto fourth = pl::kernel("disk_axpy", body);
+  CHECK(run(fourth) == got);
+  CHECK(fourth.cache().disk_hits() == 1);
+
+  // Another kernel body is another entry.
+  const auto other = pl::kernel("disk_axpy", [](auto a, auto b, auto s) { a = b * s - 1.0; });
+  run(other);
+  CHECK(other.cache().compiles() == 1);
+  CHECK(files_under(folder, ".plk").size() == 2);
+}
+
+TEST_CASE("threads missing one key at once compile it once and all get the right answer", "[disk][device]") {
+  if (!cache_on_device::available()) return;
+  const cache_on_device device;
+  const std::filesystem::path& folder = device.cache.path;
+  const int threads = 6, n = 512;
+  std::atomic<int> right{0};
+  std::atomic<std::uint64_t> compiles{0}, hits{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      const auto k = pl::kernel("disk_race", [](auto a, auto b) { a = b * b; });
+      const pl::Runtime rt = parloop_test::device_runtime();
+      const pl::Set points(rt, n);
+      pl::Dat<double> a(points), b(points, std::vector<double>(n, 3.0));
+      pl::par_loop(k, points, a(pl::WRITE), b(pl::READ));
+      bool ok = true;
+      for (const double v : a.host()) ok = ok && v == 9.0;
+      right += ok ? 1 : 0;
+      compiles += k.cache().compiles();
+      hits += k.cache().disk_hits();
+    });
+  }
+  for (auto& t : pool) t.join();
+  CHECK(right == threads);
+  CHECK(compiles == 1);
+  CHECK(hits == threads - 1);
+  CHECK(files_under(folder, ".plk").size() == 1);
+  CHECK(temporaries_in(folder) == 0);
+}
+
+namespace {
+
+struct child_result {
+  int status = -1;
+  unsigned long long compiled = 0, disk_hits = 0;
+  bool right = false;
+};
+
+// Starts `n` processes of disk_cache_child at once (each with this process's environment) and
+// waits for them all.
+std::vector<child_result> run_children(int n, const std::filesystem::path& logs) {
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    const std::string log = (logs / ("child-" + std::to_string(i) + ".txt")).string();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    char* argv[] = {const_cast<char*>(PARLOOP_DISK_CACHE_CHILD), nullptr};
+    pid_t pid = 0;
+    REQUIRE(::posix_spawn(&pid, PARLOOP_DISK_CACHE_CHILD, &actions, nullptr, argv, environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    pids.push_back(pid);
+  }
+  std::vector<child_result> out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    child_result& r = out[static_cast<std::size_t>(i)];
+    int status = 0;
+    REQUIRE(::waitpid(pids[static_cast<std::size_t>(i)], &status, 0) == pids[static_cast<std::size_t>(i)]);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ifstream in(logs / ("child-" + std::to_string(i) + ".txt"));
+    std::string line;
+    std::getline(in, line);
+    int right = 0;
+    if (std::sscanf(line.c_str(), "compiled=%llu disk_hits=%llu right=%d", &r.compiled, &r.disk_hits, &right) == 3) {
+      r.right = right == 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("16 processes started together on an empty cache: right answers, one compile and one entry per kernel",
+          "[disk][device][processes]") {
+  if (!cache_on_device::available()) return;
+  const cache_on_device device;
+  const std::filesystem::path& folder = device.cache.path;
+  temporary_folder logs;
+  const std::vector<child_result> first = run_children(16, logs.path);
+  unsigned long long compiled = 0, loaded = 0;
+  for (const child_result& r : first) {
+    CHECK(r.status == 0);
+    CHECK(r.right);
+    compiled += r.compiled;
+    loaded += r.disk_hits;
+  }
+  // Three kernels: each compiled by the process that took its lock, loaded by the others.
+  CHECK(compiled == 3);
+  CHECK(loaded == 16 * 3 - 3);
+  CHECK(files_under(folder, ".plk").size() == 3);
+  CHECK(temporaries_in(folder) == 0);
+
+  // A second run of the program compiles nothing.
+  for (const child_result& r : run_children(2, logs.path)) {
+    CHECK(r.status == 0);
+    CHECK(r.right);
+    CHECK(r.compiled == 0);
+    CHECK(r.disk_hits == 3);
+  }
+}
