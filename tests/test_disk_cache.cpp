@@ -11,12 +11,15 @@
 #include <sys/wait.h>
 #include <unistd.h>  // environ
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <parloop/cache/disk_cache.hpp>
@@ -224,6 +227,58 @@ TEST_CASE("entries are stored whole, found again, and a damaged one is a miss", 
     CHECK_FALSE(disk->lock(pl::backend_kind::opencl, key, std::chrono::milliseconds(20)).held());
   }
   CHECK(disk->lock(pl::backend_kind::opencl, key, std::chrono::milliseconds(0)).held());
+}
+
+TEST_CASE("the tool's view: entries checked, cleared, exported and imported again", "[disk][tool]") {
+  temporary_folder tmp;
+  const auto disk = pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write);
+  REQUIRE(disk != nullptr);
+  const pc::key_material a = sample_material("__kernel void pl_kernel_a() {}");
+  const pc::key_material b = sample_material("__kernel void pl_kernel_b() {}");
+  CHECK(disk->store(a, pc::key_of(a), sample_record()));
+  CHECK(disk->store(b, pc::key_of(b), sample_record()));
+  auto listed = disk->entries();
+  REQUIRE(listed.size() == 2);
+  for (const auto& e : listed) {
+    CHECK(e.problem.empty());
+    CHECK(e.kernel == "pl_kernel_k");
+    CHECK(e.backend == "opencl");
+    CHECK(e.device == "cpu");
+  }
+
+  const std::filesystem::path file = tmp.path / "kernels.plx";
+  CHECK(disk->export_to(file) == 2);
+  CHECK(disk->clear() > 0);
+  CHECK(disk->measure().entries == 0);
+  CHECK(disk->import_from(file) == std::pair<std::uint64_t, std::uint64_t>{2, 0});
+  CHECK(disk->load(a, pc::key_of(a)));
+  CHECK(disk->load(b, pc::key_of(b)));
+
+  // An entry filed under another key than its material's is bad (and never loaded: the key is
+  // the material's hash).
+  const std::filesystem::path moved = disk->path_of(pl::backend_kind::opencl, pc::key_of(a));
+  std::filesystem::path other = moved;
+  other.replace_filename(std::string(32, 'e') + ".plk");
+  std::filesystem::rename(moved, other);
+  listed = disk->entries();
+  CHECK(std::count_if(listed.begin(), listed.end(), [](const auto& e) {
+          return e.problem == "filed under another key than its material's";
+        }) == 1);
+
+  // A damaged export: the damaged entry is refused, the others stored.
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[bytes.size() - 5] ^= 0x10;
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  disk->clear();
+  CHECK(disk->import_from(file) == std::pair<std::uint64_t, std::uint64_t>{1, 1});
+  CHECK_THROWS_WITH(disk->import_from(tmp.path / "missing.plx"), Contains("is not a parloop cache export"));
 }
 
 TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk]") {

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -213,17 +214,19 @@ class disk_cache {
   }
 
   // Stores `record` under `material`; a failure to write is said once and otherwise ignored.
-  void store(const key_material& material, const std::string& key, const kernel_record& record) const {
-    if (mode_ != disk_mode::read_write) return;
+  // Returns whether it was written.
+  bool store(const key_material& material, const std::string& key, const kernel_record& record) const {
+    if (mode_ != disk_mode::read_write) return false;
     const std::filesystem::path path = path_of(material.signature.backend, key);
     const std::filesystem::path folder = path.parent_path();
     if (!make_private_folder(folder) || !detail::write_atomically(folder, path, encode_entry(material, record))) {
       static std::atomic<bool> said{false};
       detail::warn_once(said, fmt::format("disk cache: cannot write in '{}'; kernels are kept in memory only",
                                           folder.string()));
-      return;
+      return false;
     }
     prune(max_bytes_);
+    return true;
   }
 
   // What the cache holds: its entries and their bytes.
@@ -239,6 +242,108 @@ class disk_cache {
       u.bytes += f.bytes;
     }
     return u;
+  }
+
+  // One entry as the cache tool shows it.
+  struct entry_info {
+    std::filesystem::path path;
+    std::uint64_t bytes = 0;
+    std::filesystem::file_time_type used;
+    std::string kernel;   // the entry point
+    std::string backend;  // as in the folder's name
+    std::string device;
+    std::string problem;  // empty for a good entry
+  };
+
+  // Every entry, read and checked: its payload whole, and filed under the key of its material.
+  std::vector<entry_info> entries() const {
+    std::vector<entry_info> out;
+    for (const entry_file& f : entry_files()) {
+      entry_info info{f.path, f.bytes, f.used, {}, {}, {}, {}};
+      const auto bytes = detail::read_file(f.path);
+      if (!bytes) {
+        info.problem = "cannot be read";
+      } else {
+        const decoded_entry d = decode_entry(*bytes);
+        info.problem = d.problem;
+        if (d.material) {
+          info.backend = backend_name(d.material->signature.backend);
+          info.device = d.material->signature.device;
+          if (d.problem.empty() && f.path != path_of(d.material->signature.backend, key_of(*d.material))) {
+            info.problem = "filed under another key than its material's";
+          }
+        }
+        if (d.record) info.kernel = d.record->entry;
+      }
+      out.push_back(std::move(info));
+    }
+    return out;
+  }
+
+  // Removes every entry (and lock and temporary file): the folder stays.
+  std::uint64_t clear() const {
+    std::uint64_t removed = 0;
+    std::error_code ec;
+    for (const auto& sub : std::filesystem::directory_iterator(dir_, ec)) {
+      std::error_code e;
+      if (sub.is_directory(e)) removed += static_cast<std::uint64_t>(std::filesystem::remove_all(sub.path(), e));
+    }
+    return removed;
+  }
+
+  // Writes every good entry into one file (an export), to be imported into the caches of
+  // machines with the same devices. Returns how many it holds.
+  std::uint64_t export_to(const std::filesystem::path& file) const {
+    std::string out(detail::export_magic.begin(), detail::export_magic.end());
+    std::uint64_t count = 0;
+    for (const entry_info& e : entries()) {
+      if (!e.problem.empty()) continue;
+      const auto bytes = detail::read_file(e.path);
+      if (!bytes) continue;
+      detail::put_le(out, bytes->size(), 8);
+      out.append(bytes->begin(), bytes->end());
+      ++count;
+    }
+    std::filesystem::path folder = std::filesystem::absolute(file).parent_path();
+    if (!detail::write_atomically(folder, file, out)) {
+      throw error(fmt::format("parloop-cache: cannot write '{}'", file.string()));
+    }
+    return count;
+  }
+
+  // Stores the entries of an export, each checked again (and filed under its own key); returns
+  // how many were stored and how many refused.
+  std::pair<std::uint64_t, std::uint64_t> import_from(const std::filesystem::path& file) const {
+    if (mode_ != disk_mode::read_write) throw error(fmt::format("cache '{}' is read-only", dir_.string()));
+    const auto bytes = detail::read_file(file);
+    const std::span<const unsigned char> all = bytes ? std::span<const unsigned char>(*bytes) : std::span<const unsigned char>();
+    if (!bytes || all.size() < detail::export_magic.size() ||
+        !std::equal(detail::export_magic.begin(), detail::export_magic.end(), all.begin())) {
+      throw error(fmt::format("'{}' is not a parloop cache export", file.string()));
+    }
+    std::uint64_t stored = 0, refused = 0;
+    std::size_t at = detail::export_magic.size();
+    while (at < all.size()) {
+      if (all.size() - at < 8) {
+        ++refused;
+        break;
+      }
+      const std::uint64_t size = detail::get_le(all, at, 8);
+      at += 8;
+      if (size > all.size() - at) {
+        ++refused;
+        break;
+      }
+      const decoded_entry d = decode_entry(all.subspan(at, static_cast<std::size_t>(size)));
+      at += static_cast<std::size_t>(size);
+      if (!d.record) {
+        ++refused;
+        continue;
+      }
+      if (store(*d.material, key_of(*d.material), *d.record)) ++stored;
+      else ++refused;
+    }
+    return {stored, refused};
   }
 
   // Removes the least recently used entries until the cache holds at most `max` bytes, and

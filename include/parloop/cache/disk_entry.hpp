@@ -73,6 +73,8 @@ inline std::string key_of(const key_material& m) {
 namespace detail {
 
 inline constexpr std::array<unsigned char, 8> entry_magic{'P', 'L', 'K', 'C', 'A', 'C', 'H', 'E'};
+// An export: this magic, then for each entry its size (8 bytes, little-endian) and its bytes.
+inline constexpr std::array<unsigned char, 8> export_magic{'P', 'L', 'K', 'E', 'X', 'P', 'R', 'T'};
 // magic, format version (4 bytes), payload size (8), payload checksum XXH3-64 (8); little-endian.
 inline constexpr std::size_t entry_header_size = 8 + 4 + 8 + 8;
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# parloop-cache end to end: a cache filled by a program (three kernels), then every command.
+# Usage: parloop_cache_cli.sh <parloop-cache> <disk_cache_child>
+set -euo pipefail
+tool=$1 child=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export PARLOOP_CACHE=on PARLOOP_CACHE_DIR="$work/cache"
+fail() { echo "FAILED: $*"; exit 1; }
+
+"$child" >"$work/run1.txt" || { rc=$?; [ $rc -eq 77 ] && { echo "skipped: no device"; exit 77; }; fail "child exit $rc"; }
+grep -q "compiled=3 disk_hits=0 right=1" "$work/run1.txt" || fail "first run: $(cat "$work/run1.txt")"
+"$tool" stats | tee "$work/stats.txt"
+grep -q ": 3 entries" "$work/stats.txt" || fail "stats"
+"$tool" list | tee "$work/list.txt"
+[ "$(grep -c pl_kernel_child_ "$work/list.txt")" -eq 3 ] || fail "list"
+"$tool" verify | grep -q "^0 bad entries" || fail "verify of a good cache"
+
+# A damaged entry: verify says which and fails; a program recompiles that one kernel.
+entry=$(find "$work/cache" -name '*.plk' | head -1)
+printf '\xff' | dd of="$entry" bs=1 seek=100 conv=notrunc status=none
+if "$tool" verify >"$work/verify.txt"; then fail "verify passed a damaged entry"; fi
+grep -q "BAD: payload checksum mismatch" "$work/verify.txt" || fail "verify: $(cat "$work/verify.txt")"
+"$child" | grep -q "compiled=1 disk_hits=2 right=1" || fail "after damage"
+
+# Export, clear, import: the second run compiles nothing.
+"$tool" export "$work/kernels.plx" | grep -q "exported 3 entries" || fail "export"
+"$tool" clear
+"$tool" stats | grep -q ": 0 entries" || fail "clear"
+"$tool" import "$work/kernels.plx" | grep -q "imported 3 entries, refused 0" || fail "import"
+"$child" | grep -q "compiled=0 disk_hits=3 right=1" || fail "after import"
+printf 'not an export' >"$work/bogus.plx"
+if "$tool" import "$work/bogus.plx" 2>"$work/err.txt"; then fail "imported a bogus file"; fi
+grep -q "is not a parloop cache export" "$work/err.txt" || fail "bogus import message"
+
+"$tool" prune 0 | grep -q "removed 3 entries" || fail "prune"
+if "$tool" frobnicate 2>/dev/null; then fail "an unknown command"; fi
+echo "parloop-cache: every command ok"

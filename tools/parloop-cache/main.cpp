@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// parloop-cache: looks after the per-user disk cache of compiled kernels (the folder that
+// PARLOOP_CACHE_DIR, XDG_CACHE_HOME or HOME gives, as for programs).
+//   parloop-cache stats             entries, bytes, the folder and its cap
+//   parloop-cache list              one line per entry: kernel, backend, device, size, last use
+//   parloop-cache verify            checks every entry; exit status 1 if one is bad
+//   parloop-cache prune MB          removes the least recently used entries down to MB MiB
+//   parloop-cache clear             removes every entry
+//   parloop-cache export FILE       writes every good entry into FILE
+//   parloop-cache import FILE       checks and stores the entries of FILE
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include <parloop/cache/disk_cache.hpp>
+
+namespace pc = parloop::cache;
+
+namespace {
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: parloop-cache stats | list | verify | prune MB | clear | export FILE | import FILE\n"
+               "  the cache folder: $PARLOOP_CACHE_DIR, else $XDG_CACHE_HOME/parloop, else ~/.cache/parloop\n");
+  return 2;
+}
+
+std::string when(std::filesystem::file_time_type t) {
+  const auto system = std::chrono::time_point_cast<std::chrono::seconds>(
+      t - std::filesystem::file_time_type::clock::now() + std::chrono::system_clock::now());
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(system);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
+  return text;
+}
+
+std::uint64_t megabytes(std::string_view text) {
+  char* end = nullptr;
+  const unsigned long long mb = std::strtoull(std::string(text).c_str(), &end, 10);
+  if (text.empty() || text.front() == '-' || *end != '\0') {
+    throw parloop::argument_error(fmt::format("prune: '{}' is not a whole number of MiB", text));
+  }
+  return static_cast<std::uint64_t>(mb) << 20;
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string_view command = argv[1];
+  const bool takes_argument = command == "prune" || command == "export" || command == "import";
+  if (argc != (takes_argument ? 3 : 2)) return usage();
+  const auto disk = pc::disk_cache::from_environment();
+  if (disk == nullptr) {
+    std::fprintf(stderr, "parloop-cache: no usable cache folder (PARLOOP_CACHE=off, or one parloop refuses)\n");
+    return 1;
+  }
+  if (command == "stats") {
+    const auto u = disk->measure();
+    std::printf("%s: %llu entries, %.1f MiB of %.0f MiB%s\n", disk->dir().c_str(),
+                static_cast<unsigned long long>(u.entries), static_cast<double>(u.bytes) / (1 << 20),
+                static_cast<double>(disk->max_bytes()) / (1 << 20),
+                disk->mode() == pc::disk_mode::read_only ? " (read-only)" : "");
+    return 0;
+  }
+  if (command == "list" || command == "verify") {
+    int bad = 0;
+    for (const auto& e : disk->entries()) {
+      if (command == "verify" && e.problem.empty()) continue;
+      bad += e.problem.empty() ? 0 : 1;
+      std::printf("%-40s %-7s %-40s %9llu  %s%s%s\n", e.kernel.empty() ? "?" : e.kernel.c_str(),
+                  e.backend.empty() ? "?" : e.backend.c_str(), e.device.empty() ? "?" : e.device.c_str(),
+                  static_cast<unsigned long long>(e.bytes), when(e.used).c_str(), e.problem.empty() ? "" : "  BAD: ",
+                  e.problem.c_str());
+    }
+    if (command == "verify") std::printf("%d bad entr%s\n", bad, bad == 1 ? "y" : "ies");
+    return command == "verify" && bad > 0 ? 1 : 0;
+  }
+  if (command == "prune") {
+    std::printf("removed %llu entries\n", static_cast<unsigned long long>(disk->prune(megabytes(argv[2]))));
+    return 0;
+  }
+  if (command == "clear") {
+    disk->clear();
+    std::printf("cleared %s\n", disk->dir().c_str());
+    return 0;
+  }
+  if (command == "export") {
+    std::printf("exported %llu entries to %s\n", static_cast<unsigned long long>(disk->export_to(argv[2])), argv[2]);
+    return 0;
+  }
+  if (command == "import") {
+    const auto [stored, refused] = disk->import_from(argv[2]);
+    std::printf("imported %llu entries, refused %llu\n", static_cast<unsigned long long>(stored),
+                static_cast<unsigned long long>(refused));
+    return refused > 0 ? 1 : 0;
+  }
+  return usage();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const parloop::error& e) {
+    std::fprintf(stderr, "parloop-cache: %s\n", e.what());
+    return 1;
+  }
+}
