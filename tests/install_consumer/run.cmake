@@ -14,6 +14,10 @@ function(run_step what)
   message(STATUS "${what}: ok")
 endfunction()
 run_step("install" "${CMAKE_COMMAND}" --install "${PROJECT_BINARY_DIR}" --prefix "${WORK_DIR}/prefix")
+# The cache tool comes with the package.
+if(NOT EXISTS "${WORK_DIR}/prefix/bin/parloop-cache")
+  message(FATAL_ERROR "install: bin/parloop-cache is missing")
+endif()
 run_step("configure consumer" "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE}" -B "${WORK_DIR}/build"
          "-DCMAKE_CXX_COMPILER=${CXX}")
 run_step("build consumer" "${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
