@@ -126,6 +126,32 @@ TEST_CASE("an entry reads back as it was written, and only under its own key mat
   CHECK_THAT(wrong.problem, Contains("key material differs"));
 }
 
+TEST_CASE("the golden entry of format version 1 still reads, byte for byte as this version writes it", "[disk][golden]") {
+  // tests/golden/entry-v1.plk was written by encode_entry(sample_material() of parloop 0.1.0,
+  // sample_record()).
+  // A deliberate format change bumps disk_format_version, keeps this file (it must then be
+  // refused by version) and adds the new version's golden entry:
+  //   PARLOOP_WRITE_GOLDEN=tests/golden/entry-v<N>.plk build/tests/test_disk_cache "[golden]"
+  // The material names a fixed parloop version: a release changes the key, not the format.
+  pc::key_material m = sample_material();
+  m.parloop_version = "0.1.0";
+  const std::string written = pc::encode_entry(m, sample_record());
+  if (const char* path = std::getenv("PARLOOP_WRITE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << written;
+  }
+  std::ifstream in(PARLOOP_GOLDEN_DIR "/entry-v1.plk", std::ios::binary);
+  REQUIRE(in.good());
+  const std::string golden{std::istreambuf_iterator<char>(in), {}};
+  const pc::decoded_entry d = pc::decode_entry(bytes_of(golden), &m);
+  if (pc::disk_format_version == 1) {
+    REQUIRE(d.record);
+    CHECK(*d.record == sample_record());
+    CHECK(golden == written);
+  } else {
+    CHECK_THAT(d.problem, Contains("cache format version 1"));
+  }
+}
+
 TEST_CASE("every single-byte flip and every truncation of an entry is detected", "[disk]") {
   const pc::key_material m = sample_material();
   const std::vector<unsigned char> good = bytes_of(pc::encode_entry(m, sample_record()));
