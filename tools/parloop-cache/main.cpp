@@ -41,9 +41,9 @@ std::string when(std::filesystem::file_time_type t) {
   return text;
 }
 
-std::uint64_t megabytes(std::string_view text) {
+std::uint64_t megabytes(const std::string& text) {
   char* end = nullptr;
-  const unsigned long long mb = std::strtoull(std::string(text).c_str(), &end, 10);
+  const unsigned long long mb = std::strtoull(text.c_str(), &end, 10);
   if (text.empty() || text.front() == '-' || *end != '\0') {
     throw parloop::argument_error(fmt::format("prune: '{}' is not a whole number of MiB", text));
   }
