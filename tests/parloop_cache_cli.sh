@@ -9,8 +9,17 @@ trap 'rm -rf "$work"' EXIT
 export PARLOOP_CACHE=on PARLOOP_CACHE_DIR="$work/cache"
 fail() { echo "FAILED: $*"; exit 1; }
 
-"$child" >"$work/run1.txt" || { rc=$?; [ $rc -eq 77 ] && { echo "skipped: no device"; exit 77; }; fail "child exit $rc"; }
+PARLOOP_LOG=info "$child" >"$work/run1.txt" 2>"$work/log1.txt" ||
+  { rc=$?; [ $rc -eq 77 ] && { echo "skipped: no device"; exit 77; }; fail "child exit $rc"; }
 grep -q "compiled=3 disk_hits=0 right=1" "$work/run1.txt" || fail "first run: $(cat "$work/run1.txt")"
+# PARLOOP_LOG=info: a line before and after each compile; on a second run, one per disk hit.
+[ "$(grep -c "^parloop: compiling kernel 'child_" "$work/log1.txt")" -eq 3 ] || fail "log: $(cat "$work/log1.txt")"
+[ "$(grep -c "^parloop: compiled kernel 'child_.*' in [0-9.]* ms$" "$work/log1.txt")" -eq 3 ] || fail "log: $(cat "$work/log1.txt")"
+PARLOOP_LOG=info "$child" >/dev/null 2>"$work/log2.txt"
+[ "$(grep -c "^parloop: loaded kernel 'child_.*' from the disk cache (.*\.plk) in [0-9.]* ms$" "$work/log2.txt")" -eq 3 ] ||
+  fail "log of a second run: $(cat "$work/log2.txt")"
+if PARLOOP_LOG=loud PARLOOP_CACHE=off "$child" >/dev/null 2>"$work/log3.txt"; then fail "PARLOOP_LOG=loud was taken"; fi
+grep -q "PARLOOP_LOG='loud': expected info or off" "$work/log3.txt" || fail "bad PARLOOP_LOG: $(cat "$work/log3.txt")"
 "$tool" stats | tee "$work/stats.txt"
 grep -q ": 3 entries" "$work/stats.txt" || fail "stats"
 "$tool" list | tee "$work/list.txt"

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/cache/log.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_source.hpp"
@@ -198,7 +199,7 @@ class kernel_cache {
     std::unique_ptr<launcher> loaded;
     try {
       const codegen::options& options = device.codegen_options();
-      loaded = build_or_load(device, exec::make_source(*e.ir, device.dialect(), s, options));
+      loaded = build_or_load(device, exec::make_source(*e.ir, device.dialect(), s, options), e.ir->name);
       if (codegen::checks_indices(*e.ir, options)) device.index_errors().name(e.ir->name);
       device.adopt(store_);
     } catch (...) {
@@ -217,44 +218,60 @@ class kernel_cache {
   // The source's launcher: from the disk cache's entry where it has a good one, else compiled
   // (and stored there). Another process compiling the same key meanwhile is waited for, a
   // little: its entry is then loaded instead.
-  std::unique_ptr<launcher> build_or_load(device_backend& device, const exec::kernel_source& source) {
+  std::unique_ptr<launcher> build_or_load(device_backend& device, const exec::kernel_source& source,
+                                         const std::string& name) {
     const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
-    if (disk == nullptr) return compile(device, source);
+    if (disk == nullptr) return compile(device, source, name);
     const cache::key_material material{.signature = device.signature(),
                                        .source = source.code.text,
                                        .grid = source.grid,
                                        .block = source.block,
                                        .layout = source.layout};
     const std::string key = cache::key_of(material);
-    if (auto loaded = load_from(device, *disk, material, key)) return loaded;
+    if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;
     const cache::key_lock held = disk->lock(material.signature.backend, key, std::chrono::seconds(30));
     if (held.held()) {
-      if (auto loaded = load_from(device, *disk, material, key)) return loaded;
+      if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;
     }
-    std::unique_ptr<launcher> built = compile(device, source);
+    std::unique_ptr<launcher> built = compile(device, source, name);
     disk->store(material, key, built->record());
     return built;
   }
 
-  std::unique_ptr<launcher> compile(device_backend& device, const exec::kernel_source& source) {
+  std::unique_ptr<launcher> compile(device_backend& device, const exec::kernel_source& source, const std::string& name) {
+    const bool said = cache::log_info();
+    // Said before, so that a long compile shows what it is doing.
+    if (said) cache::log("compiling kernel '{}' for {}", name, device.describe());
+    const auto start = std::chrono::steady_clock::now();
     std::unique_ptr<launcher> built = device.build(source);
     compiles_.fetch_add(1);
+    if (said) cache::log("compiled kernel '{}' in {:.1f} ms", name, milliseconds_since(start));
     return built;
   }
 
   // A launcher from the entry of `key`, or null: a device that refuses the stored binary (a
   // driver update the signature did not see) is a miss like any other.
   std::unique_ptr<launcher> load_from(device_backend& device, const cache::disk_cache& disk,
-                                      const cache::key_material& material, const std::string& key) {
+                                      const cache::key_material& material, const std::string& key,
+                                      const std::string& name) {
+    const auto start = std::chrono::steady_clock::now();
     std::optional<cache::kernel_record> record = disk.load(material, key);
     if (!record) return nullptr;
     try {
       std::unique_ptr<launcher> loaded = device.load(*record);
       disk_hits_.fetch_add(1);
+      if (cache::log_info()) {
+        cache::log("loaded kernel '{}' from the disk cache ({}) in {:.1f} ms", name,
+                   disk.path_of(material.signature.backend, key).string(), milliseconds_since(start));
+      }
       return loaded;
     } catch (const error&) {
       return nullptr;
     }
+  }
+
+  static double milliseconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
   std::shared_ptr<store> store_;
