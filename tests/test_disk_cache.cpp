@@ -316,7 +316,10 @@ TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk
   pc::kernel_record big = sample_record();
   big.binary.assign(300 * 1024, 0x42);
   std::vector<pc::key_material> stored;
+  // Apart in time by more than the file system's clock tick (a few ms): entries stored within
+  // one tick have the same modification time, and either could go first.
   const auto store = [&](int i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
     stored.push_back(sample_material(fmt::format("__kernel void pl_kernel_k{}() {{}}", i)));
     disk->store(stored.back(), pc::key_of(stored.back()), big);
   };
@@ -326,9 +329,8 @@ TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk
   for (int i = 0; i < 3; ++i) store(i);
   CHECK(disk->measure().entries == 3);
   // Entry 0 is used again: entry 1 is now the least recently used, and goes first.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
   CHECK(present(0));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   store(3);
   CHECK(disk->measure().entries == 3);
   CHECK(disk->measure().bytes <= disk->max_bytes());
