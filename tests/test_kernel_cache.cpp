@@ -2,7 +2,7 @@
 // The in-memory kernel cache, on fake backends (host memory, nothing runs): one trace per
 // signature and one build per backend and strategy however many threads ask; a build holds up
 // no other key and no warm launch; a closed runtime's launchers are dropped; a failed trace or
-// build leaves nothing behind.
+// build leaves nothing behind. The counters PARLOOP_STATS reports, and its report's text.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -14,10 +14,12 @@
 #include <parloop/parloop.hpp>
 
 #include "fake_backend.hpp"
+#include "scoped_env.hpp"
 
 namespace pl = parloop;
 using parloop_test::fake_backend;
 using parloop_test::runtime_on;
+using parloop_test::scoped_env;
 
 namespace {
 
@@ -158,6 +160,7 @@ TEST_CASE("an empty range launches nothing and moves nothing", "[cache][launch]"
   CHECK(m.backend->enqueues == 0);
   CHECK(m.rt.transfers().to_device == 0);
   CHECK(k.compiles() == 1);
+  CHECK(k.launches() == 1);
 }
 
 TEST_CASE("a loop that reduces into a global takes the runtime's reduction strategy", "[cache][strategy]") {
@@ -174,4 +177,100 @@ TEST_CASE("a loop that reduces into a global takes the runtime's reduction strat
   CHECK(pl::to_string(m.rt.default_reduction_strategy()) == "chunked{8, 32}");
   pl::par_loop(sum, m.points, m.x(pl::READ), total(pl::INC));
   CHECK(m.backend->last_grid == "ceil_div(ceil_div(end - start, 32), 8)");
+}
+
+TEST_CASE("each launch is counted once: a compile, a disk hit or a memory hit", "[cache][stats]") {
+  auto k = scale_kernel();
+  fake_mesh a(std::make_shared<fake_backend>()), b(std::make_shared<fake_backend>());
+  for (int i = 0; i < 10; ++i) loop(k, a, pl::grid_stride{32, 2});
+  for (int i = 0; i < 5; ++i) loop(k, b, pl::grid_stride{32, 2});
+  loop(k, a, pl::chunked{4, 4});
+  const auto& stats = k.cache().stats();
+  CHECK(stats.name == "scale");
+  CHECK(stats.launches == 16);
+  CHECK(stats.compiles == 3);
+  CHECK(stats.disk_hits == 0);
+  CHECK(stats.memory_hits == 13);
+  CHECK(stats.traces == 1);
+  // Without PARLOOP_STATS no call is timed.
+  CHECK(stats.run_ns == 0);
+  CHECK(stats.bytes == 0);
+
+  // The host counts its calls too, over an empty range as well.
+  pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+  pl::Set points(host, 10);
+  pl::Dat<double> x(points);
+  pl::Global<double> factor(host, 2.0);
+  auto h = scale_kernel();
+  pl::par_loop(h, points, x(pl::RW), factor(pl::READ));
+  pl::par_loop(h, points, pl::range{3, 3}, x(pl::RW), factor(pl::READ));
+  CHECK(h.launches() == 2);
+  CHECK(h.compiles() == 0);
+}
+
+TEST_CASE("the bytes a loop declares: values once for READ and WRITE, twice otherwise, and map entries",
+          "[cache][stats]") {
+  pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+  pl::Set cells(host, 10), edges(host, 20);
+  std::vector<pl::index_t> edge_cells(40);
+  for (std::size_t i = 0; i < edge_cells.size(); ++i) edge_cells[i] = static_cast<pl::index_t>(i % 10);
+  pl::Map e2c(edges, cells, 2, edge_cells);
+  pl::Dat<double, 4> q(cells);
+  pl::Dat<float, 3> w(edges);
+  pl::Dat<std::int32_t> flag(edges);
+  pl::Global<double> total(host, 0.0);
+  const pl::range r{5, 15};
+  CHECK(pl::detail::declared_bytes(r, w(pl::READ)) == 10 * 3 * 4);
+  CHECK(pl::detail::declared_bytes(r, w(pl::WRITE)) == 10 * 3 * 4);
+  CHECK(pl::detail::declared_bytes(r, w(pl::RW)) == 10 * 3 * 4 * 2);
+  CHECK(pl::detail::declared_bytes(r, q(pl::INC, e2c, 1)) == 10 * (4 * 8 * 2 + 4));
+  CHECK(pl::detail::declared_bytes(r, q(pl::READ, e2c)) == 10 * 2 * (4 * 8 + 4));
+  CHECK(pl::detail::declared_bytes(r, flag(pl::MAX), total(pl::INC)) == 10 * 4 * 2);
+  CHECK(pl::detail::declared_bytes(pl::range{0, 0}, w(pl::RW)) == 0);
+}
+
+TEST_CASE("PARLOOP_STATS is 1 or 0; another value is an error naming it", "[cache][stats]") {
+  {
+    scoped_env on("PARLOOP_STATS", "1");
+    CHECK(pl::detail::stats_from_environment());
+  }
+  {
+    scoped_env off("PARLOOP_STATS", "0");
+    CHECK_FALSE(pl::detail::stats_from_environment());
+  }
+  {
+    scoped_env unset("PARLOOP_STATS", nullptr);
+    CHECK_FALSE(pl::detail::stats_from_environment());
+  }
+  scoped_env bad("PARLOOP_STATS", "yes");
+  CHECK_THROWS_WITH(pl::detail::stats_from_environment(), Catch::Contains("PARLOOP_STATS is 'yes'"));
+}
+
+TEST_CASE("the report: totals, then one row per kernel name in order of appearance", "[cache][stats]") {
+  auto made = [](const char* name, std::uint64_t compiles, std::uint64_t disk_hits, std::uint64_t memory_hits,
+                 std::uint64_t run_ns, std::uint64_t bytes) {
+    auto k = std::make_shared<pl::detail::kernel_stats>(name);
+    k->compiles = compiles;
+    k->disk_hits = disk_hits;
+    k->memory_hits = memory_hits;
+    k->launches = compiles + disk_hits + memory_hits;
+    k->compile_ns = compiles * 250'000'000;
+    k->load_ns = disk_hits * 2'000'000;
+    k->run_ns = run_ns;
+    k->bytes = bytes;
+    return std::shared_ptr<const pl::detail::kernel_stats>(k);
+  };
+  // Two kernels named res_calc (made twice, say) are one row.
+  const std::string text = pl::detail::stats_text({made("res_calc", 1, 0, 99, 2'000'000'000, 6'000'000'000),
+                                                   made("update", 0, 1, 9, 500'000'000, 1'000'000'000),
+                                                   made("res_calc", 0, 1, 49, 1'000'000'000, 3'000'000'000)});
+  const std::string expected =
+      "parloop stats: compiled=1 disk_hits=2 memory_hits=157 launches=160\n"
+      "  kernel        calls     time (s)  compile (s)     load (s)       GB/s\n"
+      "  res_calc        150     3.000000     0.250000     0.002000       3.00\n"
+      "  update           10     0.500000     0.000000     0.002000       2.00\n";
+  CHECK(text == expected);
+  CHECK(pl::detail::stats_text({}) ==
+        "parloop stats: compiled=0 disk_hits=0 memory_hits=0 launches=0\n"
+        "  kernel      calls     time (s)  compile (s)     load (s)       GB/s\n");
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "parloop/cache/log.hpp"
+#include "parloop/cache/stats.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_source.hpp"
@@ -65,7 +66,8 @@ struct signature_entry {
 
 class kernel_cache {
  public:
-  kernel_cache() : store_(std::make_shared<store>()) {}
+  explicit kernel_cache(std::string kernel_name)
+      : store_(std::make_shared<store>()), stats_(make_kernel_stats(std::move(kernel_name))) {}
   kernel_cache(const kernel_cache&) = delete;
   kernel_cache& operator=(const kernel_cache&) = delete;
 
@@ -92,7 +94,7 @@ class kernel_cache {
       st.done_tracing(signature, params);
       throw;
     }
-    traces_.fetch_add(1);
+    stats_->traces.fetch_add(1);
     signature_entry* e = made.get();
     lock.lock();
     e->older = st.newest.load(std::memory_order_relaxed);
@@ -109,12 +111,19 @@ class kernel_cache {
   launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s) {
     std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
     if (compiled_kernel* c = slot.load(std::memory_order_acquire); c != nullptr && c->backend == device.id() && c->launch == s) {
+      stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
       return *c->loaded;
     }
     return find_or_build(e, device, s, slot);
   }
 
-  void count_launch() { launches_.fetch_add(1, std::memory_order_relaxed); }
+  // A par_loop call that ran (on any backend; an empty range too).
+  void count_launch() { stats_->launches.fetch_add(1, std::memory_order_relaxed); }
+  // Only with PARLOOP_STATS=1: a call timed to its end, and the bytes its arguments declare.
+  void count_run(std::uint64_t nanoseconds, std::uint64_t bytes) {
+    stats_->run_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
+    stats_->bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
 
   // Launchers kept now: one per signature, backend and strategy used, until its runtime closes.
   std::size_t launchers() const {
@@ -127,11 +136,12 @@ class kernel_cache {
     return n;
   }
 
-  std::uint64_t traces() const { return traces_.load(); }
-  std::uint64_t compiles() const { return compiles_.load(); }
+  const kernel_stats& stats() const { return *stats_; }
+  std::uint64_t traces() const { return stats_->traces.load(); }
+  std::uint64_t compiles() const { return stats_->compiles.load(); }
   // Launchers made from the disk cache's entries instead of compiling.
-  std::uint64_t disk_hits() const { return disk_hits_.load(); }
-  std::uint64_t launches() const { return launches_.load(); }
+  std::uint64_t disk_hits() const { return stats_->disk_hits.load(); }
+  std::uint64_t launches() const { return stats_->launches.load(); }
 
  private:
   struct store final : launcher_owner {
@@ -188,6 +198,7 @@ class kernel_cache {
       const auto it = std::find_if(e.compiled.begin(), e.compiled.end(), matches);
       if (it == e.compiled.end()) break;
       if ((*it)->loaded != nullptr) {
+        stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
         slot.store(it->get(), std::memory_order_release);
         return *(*it)->loaded;
       }
@@ -244,8 +255,10 @@ class kernel_cache {
     if (said) cache::log("compiling kernel '{}' for {}", name, device.describe());
     const auto start = std::chrono::steady_clock::now();
     std::unique_ptr<launcher> built = device.build(source);
-    compiles_.fetch_add(1);
-    if (said) cache::log("compiled kernel '{}' in {:.1f} ms", name, milliseconds_since(start));
+    const std::uint64_t took = nanoseconds_since(start);
+    stats_->compiles.fetch_add(1);
+    stats_->compile_ns.fetch_add(took);
+    if (said) cache::log("compiled kernel '{}' in {:.1f} ms", name, static_cast<double>(took) * 1e-6);
     return built;
   }
 
@@ -259,10 +272,12 @@ class kernel_cache {
     if (!record) return nullptr;
     try {
       std::unique_ptr<launcher> loaded = device.load(*record);
-      disk_hits_.fetch_add(1);
+      const std::uint64_t took = nanoseconds_since(start);
+      stats_->disk_hits.fetch_add(1);
+      stats_->load_ns.fetch_add(took);
       if (cache::log_info()) {
         cache::log("loaded kernel '{}' from the disk cache ({}) in {:.1f} ms", name,
-                   disk.path_of(material.signature.backend, key).string(), milliseconds_since(start));
+                   disk.path_of(material.signature.backend, key).string(), static_cast<double>(took) * 1e-6);
       }
       return loaded;
     } catch (const error&) {
@@ -270,15 +285,8 @@ class kernel_cache {
     }
   }
 
-  static double milliseconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  }
-
   std::shared_ptr<store> store_;
-  std::atomic<std::uint64_t> traces_{0};
-  std::atomic<std::uint64_t> compiles_{0};
-  std::atomic<std::uint64_t> disk_hits_{0};
-  std::atomic<std::uint64_t> launches_{0};
+  const std::shared_ptr<kernel_stats> stats_;
 };
 
 }  // namespace parloop::detail

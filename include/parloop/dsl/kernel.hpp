@@ -50,7 +50,8 @@ inline void check_source_kernel_name(const std::string& name) {
 
 template <class F>
 struct kernel_state {
-  kernel_state(std::string kernel_name, F kernel_fn) : name(std::move(kernel_name)), fn(std::move(kernel_fn)) {}
+  kernel_state(std::string kernel_name, F kernel_fn)
+      : name(std::move(kernel_name)), fn(std::move(kernel_fn)), cache(name) {}
   std::string name;
   F fn;
   kernel_cache cache;
@@ -70,7 +71,7 @@ class Kernel {
   const std::string& name() const { return state_->name; }
   const F& function() const { return state_->fn; }
   // How many times the lambda has been traced (once per argument signature), compiled (once
-  // per signature, device and strategy) and launched on a device.
+  // per signature, device and strategy) and called by par_loop (on any backend).
   std::uint64_t traces() const { return state_->cache.traces(); }
   std::uint64_t compiles() const { return state_->cache.compiles(); }
   std::uint64_t launches() const { return state_->cache.launches(); }

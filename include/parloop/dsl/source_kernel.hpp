@@ -20,6 +20,8 @@ namespace parloop {
 
 namespace detail {
 struct source_kernel_state {
+  source_kernel_state(std::string kernel_name, std::string kernel_source)
+      : name(std::move(kernel_name)), source(std::move(kernel_source)), cache(name) {}
   std::string name;
   std::string source;
   kernel_cache cache;
@@ -36,9 +38,7 @@ class SourceKernel {
     if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
       throw argument_error("kernel_from_source '" + name + "': the source is empty");
     }
-    state_ = std::make_shared<detail::source_kernel_state>();
-    state_->name = std::move(name);
-    state_->source = std::move(source);
+    state_ = std::make_shared<detail::source_kernel_state>(std::move(name), std::move(source));
   }
 
   const std::string& name() const { return state_->name; }

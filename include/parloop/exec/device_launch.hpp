@@ -74,7 +74,6 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, ran
     if (is_modified(v.mode)) v.data->device_written();
   }
   l.enqueue(r.start, r.end, groups, std::span(buffers.data(), n_buffers));
-  k.cache().count_launch();
 }
 
 }  // namespace parloop::detail

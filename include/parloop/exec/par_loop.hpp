@@ -2,6 +2,7 @@
 // par_loop: apply a kernel to every element of a set (or of a range of it).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -11,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "parloop/backend/host/launch.hpp"
+#include "parloop/cache/stats.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
@@ -20,6 +22,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/device_launch.hpp"
+#include "parloop/exec/traffic.hpp"
 
 namespace parloop {
 
@@ -200,13 +203,25 @@ void run_checked(const K& k, const Set& set, const strategy& s, range r, const A
   // The same strategies are refused on every backend, the host included.
   check_strategy(s);
   const Runtime& rt = set.runtime();
-  if (rt.kind() == backend_kind::host) {
-    // Tracing checks the rules only a trace can see, so the host refuses what a device would.
-    kernel_ir(k, args...);
-    run_on_host(k, r, args...);
+  const auto run = [&] {
+    if (rt.kind() == backend_kind::host) {
+      // Tracing checks the rules only a trace can see, so the host refuses what a device would.
+      kernel_ir(k, args...);
+      run_on_host(k, r, args...);
+    } else {
+      launch_on_device(*rt.state()->backend, k, s, r, args...);
+    }
+    k.cache().count_launch();
+  };
+  if (!stats_enabled()) {
+    run();
     return;
   }
-  launch_on_device(*rt.state()->backend, k, s, r, args...);
+  // A call's time is to its end on the device: timed calls do not overlap.
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  if (rt.kind() != backend_kind::host) rt.state()->backend->synchronize();
+  k.cache().count_run(nanoseconds_since(start), declared_bytes(r, args...));
 }
 
 template <class K, class S, class... Rest>

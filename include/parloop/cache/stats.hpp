@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// What each kernel cost: its counters (kept always, read through pl::kernel's accessors) and,
+// with PARLOOP_STATS=1, a report at the end of the process -- one summary line, then a table
+// per kernel name as OP2 users know it (calls, time, compile and load time, bandwidth).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/error.hpp"
+
+namespace parloop::detail {
+
+// One kernel's counters. Shared with the report, so they outlive the kernel.
+struct kernel_stats {
+  explicit kernel_stats(std::string kernel_name) : name(std::move(kernel_name)) {}
+  const std::string name;
+  std::atomic<std::uint64_t> traces{0};
+  std::atomic<std::uint64_t> compiles{0};
+  std::atomic<std::uint64_t> disk_hits{0};
+  // Device launches that found their compiled kernel already in memory.
+  std::atomic<std::uint64_t> memory_hits{0};
+  // par_loop calls that ran, on any backend, empty ranges too: on a device each is a compile, a
+  // disk hit or a memory hit.
+  std::atomic<std::uint64_t> launches{0};
+  std::atomic<std::uint64_t> compile_ns{0};
+  std::atomic<std::uint64_t> load_ns{0};
+  // Only with PARLOOP_STATS=1: each call timed to its end, and the bytes it declares it moves.
+  std::atomic<std::uint64_t> run_ns{0};
+  std::atomic<std::uint64_t> bytes{0};
+};
+
+inline std::uint64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+// PARLOOP_STATS: 1 reports at exit, 0 or unset does not, anything else is an error naming the
+// variable.
+inline bool stats_from_environment() {
+  const char* v = std::getenv("PARLOOP_STATS");
+  if (v == nullptr || *v == '\0' || std::string_view(v) == "0") return false;
+  if (std::string_view(v) == "1") return true;
+  throw argument_error(fmt::format("PARLOOP_STATS is '{}': use 1 (report each kernel's calls and times at exit; "
+                                   "each par_loop then waits for its device) or 0 (do not, the default)", v));
+}
+
+// The report's text: one line of totals, then one row per kernel name (kernels of one name are
+// added up), in the order the names first appear.
+inline std::string stats_text(const std::vector<std::shared_ptr<const kernel_stats>>& kernels) {
+  struct row {
+    std::string name;
+    std::uint64_t calls = 0, run_ns = 0, compile_ns = 0, load_ns = 0, bytes = 0;
+  };
+  std::vector<row> rows;
+  std::uint64_t compiled = 0, disk_hits = 0, memory_hits = 0, launches = 0;
+  for (const auto& k : kernels) {
+    compiled += k->compiles;
+    disk_hits += k->disk_hits;
+    memory_hits += k->memory_hits;
+    launches += k->launches;
+    auto r = std::find_if(rows.begin(), rows.end(), [&](const row& x) { return x.name == k->name; });
+    if (r == rows.end()) r = rows.insert(rows.end(), row{.name = k->name});
+    r->calls += k->launches;
+    r->run_ns += k->run_ns;
+    r->compile_ns += k->compile_ns;
+    r->load_ns += k->load_ns;
+    r->bytes += k->bytes;
+  }
+  std::string out = fmt::format("parloop stats: compiled={} disk_hits={} memory_hits={} launches={}\n", compiled,
+                                disk_hits, memory_hits, launches);
+  std::size_t width = std::string_view("kernel").size();
+  for (const row& r : rows) width = std::max(width, r.name.size());
+  out += fmt::format("  {:<{}} {:>10} {:>12} {:>12} {:>12} {:>10}\n", "kernel", width, "calls", "time (s)",
+                     "compile (s)", "load (s)", "GB/s");
+  for (const row& r : rows) {
+    // Bytes per nanosecond are GB/s.
+    const double gb_per_s = r.run_ns > 0 ? static_cast<double>(r.bytes) / static_cast<double>(r.run_ns) : 0.0;
+    out += fmt::format("  {:<{}} {:>10} {:>12.6f} {:>12.6f} {:>12.6f} {:>10.2f}\n", r.name, width, r.calls,
+                       static_cast<double>(r.run_ns) * 1e-9, static_cast<double>(r.compile_ns) * 1e-9,
+                       static_cast<double>(r.load_ns) * 1e-9, gb_per_s);
+  }
+  return out;
+}
+
+// The report: every kernel made in this process while PARLOOP_STATS=1, printed on standard
+// error when the process exits.
+class stats_report {
+ public:
+  static stats_report& instance() {
+    static stats_report report;
+    return report;
+  }
+  stats_report(const stats_report&) = delete;
+  stats_report& operator=(const stats_report&) = delete;
+  ~stats_report() {
+    std::lock_guard lock(mutex_);
+    std::fputs(stats_text(kernels_).c_str(), stderr);
+  }
+
+  void add(std::shared_ptr<const kernel_stats> k) {
+    std::lock_guard lock(mutex_);
+    kernels_.push_back(std::move(k));
+  }
+
+ private:
+  stats_report() = default;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<const kernel_stats>> kernels_;
+};
+
+// Whether this process reports (PARLOOP_STATS, read once). The report is made on the first
+// call that says yes, so that it is destroyed -- and printed -- after every kernel made later.
+inline bool stats_enabled() {
+  static const bool enabled = [] {
+    const bool on = stats_from_environment();
+    if (on) stats_report::instance();
+    return on;
+  }();
+  return enabled;
+}
+
+// A new kernel's counters, in the report where there is one.
+inline std::shared_ptr<kernel_stats> make_kernel_stats(std::string name) {
+  auto k = std::make_shared<kernel_stats>(std::move(name));
+  if (stats_enabled()) stats_report::instance().add(k);
+  return k;
+}
+
+}  // namespace parloop::detail
