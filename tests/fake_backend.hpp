@@ -30,16 +30,21 @@ class fake_launcher final : public pl::detail::launcher {
 
   void enqueue(pl::index_t, pl::index_t, std::int64_t, std::span<const pl::detail::device_buffer* const>) override {
     enqueues_->fetch_add(1);
+    launched_ = true;
   }
+  // The binary says whether this launcher had been launched when it was asked for: as PoCL's
+  // holds a work-group function only then.
   pl::cache::kernel_record record() const override {
+    const std::string binary = entry_ + (launched_ ? "+launched" : "");
     return {pl::backend_kind::opencl, pl::cache::binary_format::opencl_program, entry_,
-            std::vector<unsigned char>(entry_.begin(), entry_.end()), grid(), block(),
+            std::vector<unsigned char>(binary.begin(), binary.end()), grid(), block(),
             std::vector<pl::codegen::kernel_buffer>(layout().begin(), layout().end())};
   }
 
  private:
   std::string entry_;
   std::atomic<int>* enqueues_;
+  std::atomic<bool> launched_{false};
 };
 
 class fake_backend final : public pl::detail::device_backend {
@@ -57,7 +62,7 @@ class fake_backend final : public pl::detail::device_backend {
     std::memcpy(dst, static_cast<const fake_buffer&>(src).bytes.data(), bytes);
   }
 
-  void wait() override {}
+  void wait() override { waits.fetch_add(1); }
   std::string describe() const override { return "fake"; }
   pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }
@@ -76,10 +81,14 @@ class fake_backend final : public pl::detail::device_backend {
     return std::make_unique<fake_launcher>(source.code.entry, source.grid, source.block, source.layout, enqueues);
   }
   std::unique_ptr<pl::detail::launcher> load(const pl::cache::kernel_record& r) override {
+    loaded_binaries.emplace_back(r.binary.begin(), r.binary.end());
     return std::make_unique<fake_launcher>(r.entry, r.grid, r.block, r.layout, enqueues);
   }
+  bool records_after_first_launch() const override { return record_after_first_launch; }
 
-  std::atomic<int> allocations{0}, builds{0}, enqueues{0}, waiting{0};
+  std::atomic<int> allocations{0}, builds{0}, enqueues{0}, waiting{0}, waits{0};
+  bool record_after_first_launch = false;
+  std::vector<std::string> loaded_binaries;  // of the records loaded, in order
   std::shared_future<void> gate;
   std::string last_grid;  // the grid-size functor of the last build, as a formula
 

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -28,6 +30,7 @@
 
 #include "check_values.hpp"
 #include "device_under_test.hpp"
+#include "fake_backend.hpp"
 #include "random_mesh.hpp"
 #include "scoped_env.hpp"
 
@@ -346,6 +349,61 @@ TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk
     CHECK_THROWS_WITH(pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write),
                       Contains("PARLOOP_CACHE_MAX_MB='-5': expected a whole number of MiB, at least 1"));
   }
+}
+
+TEST_CASE("where a device finishes a kernel at its first launch, its entry is stored again after it", "[disk]") {
+  const auto body = [](auto x, auto factor) { x *= factor; };
+  // Each process (a fake backend, a new pl::kernel) runs the loop three times.
+  const auto run = [&](const std::shared_ptr<parloop_test::fake_backend>& device) {
+    const pl::Runtime rt = parloop_test::runtime_on(device);
+    const pl::Set points(rt, 100);
+    pl::Dat<double> x(points);
+    pl::Global<double> factor(rt, 2.0);
+    const auto k = pl::kernel("grows", body);
+    for (int i = 0; i < 3; ++i) pl::par_loop(k, points, x(pl::RW), factor(pl::READ));
+    return std::pair(k.cache().compiles(), k.cache().disk_hits());
+  };
+  for (const bool after_launch : {false, true}) {
+    CAPTURE(after_launch);
+    const temporary_folder folder;
+    const std::string dir = folder.path.string();
+    const scoped_env on("PARLOOP_CACHE", "on"), where("PARLOOP_CACHE_DIR", dir.c_str());
+    auto writer = std::make_shared<parloop_test::fake_backend>();
+    writer->record_after_first_launch = after_launch;
+    CHECK(run(writer) == std::pair<std::uint64_t, std::uint64_t>(1, 0));
+    // Waited for once, by the store after the first launch; the later launches go straight on.
+    CHECK(writer->waits == (after_launch ? 1 : 0));
+    CHECK(files_under(folder.path, ".plk").size() == 1);
+
+    auto reader = std::make_shared<parloop_test::fake_backend>();
+    CHECK(run(reader) == std::pair<std::uint64_t, std::uint64_t>(0, 1));
+    REQUIRE(reader->loaded_binaries.size() == 1);
+    CHECK(reader->loaded_binaries.front().ends_with("+launched") == after_launch);
+    // A loaded kernel is not stored again.
+    CHECK(reader->waits == 0);
+  }
+
+  // A first call over an empty range stores what there is and unlocks the key: no process
+  // waits for a launch that may never come.
+  const temporary_folder folder;
+  const std::string dir = folder.path.string();
+  const scoped_env on("PARLOOP_CACHE", "on"), where("PARLOOP_CACHE_DIR", dir.c_str());
+  auto device = std::make_shared<parloop_test::fake_backend>();
+  device->record_after_first_launch = true;
+  const pl::Runtime rt = parloop_test::runtime_on(device);
+  const pl::Set points(rt, 100);
+  pl::Dat<double> x(points);
+  pl::Global<double> factor(rt, 2.0);
+  const auto k = pl::kernel("grows", body);
+  pl::par_loop(k, points, pl::range{7, 7}, x(pl::RW), factor(pl::READ));
+  CHECK(device->enqueues == 0);
+  REQUIRE(files_under(folder.path, ".plk").size() == 1);
+  const std::vector<std::filesystem::path> locks = files_under(folder.path, ".lock");
+  REQUIRE(locks.size() == 1);
+  const int fd = ::open(locks.front().c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  CHECK(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  ::close(fd);
 }
 
 TEST_CASE("on a device, a second kernel loads from disk instead of compiling, with the same results", "[disk][device]") {

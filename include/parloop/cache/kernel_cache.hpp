@@ -240,12 +240,27 @@ class kernel_cache {
                                        .layout = source.layout};
     const std::string key = cache::key_of(material);
     if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;
-    const cache::key_lock held = disk->lock(material.signature.backend, key, std::chrono::seconds(30));
+    cache::key_lock held = disk->lock(material.signature.backend, key, std::chrono::seconds(30));
     if (held.held()) {
       if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;
     }
     std::unique_ptr<launcher> built = compile(device, source, name);
-    disk->store(material, key, built->record());
+    if (!device.records_after_first_launch()) {
+      disk->store(material, key, built->record());
+      return built;
+    }
+    // The record is taken once the kernel has run (PoCL keeps the first binary read, so it is not
+    // read before), and the key stays locked until then: processes waiting for it load that one.
+    auto lock = std::make_shared<cache::key_lock>(std::move(held));
+    built->after_first_launch([&device, disk, material, key, lock, &l = *built] {
+      device.wait();
+      try {
+        disk->store(material, key, l.record());
+      } catch (const error&) {
+        // No entry: the next process compiles the kernel again, and this one's loop stands.
+      }
+      *lock = cache::key_lock();
+    });
     return built;
   }
 

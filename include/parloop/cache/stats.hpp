@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "parloop/error.hpp"
+#include "parloop/core/environment.hpp"
 
 namespace parloop::detail {
 
@@ -47,14 +46,11 @@ inline std::uint64_t nanoseconds_since(std::chrono::steady_clock::time_point sta
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
-// PARLOOP_STATS: 1 reports at exit, 0 or unset does not, anything else is an error naming the
-// variable.
+// PARLOOP_STATS: 1 reports at exit, 0 or unset does not.
 inline bool stats_from_environment() {
-  const char* v = std::getenv("PARLOOP_STATS");
-  if (v == nullptr || *v == '\0' || std::string_view(v) == "0") return false;
-  if (std::string_view(v) == "1") return true;
-  throw argument_error(fmt::format("PARLOOP_STATS is '{}': use 1 (report each kernel's calls and times at exit; "
-                                   "each par_loop then waits for its device) or 0 (do not, the default)", v));
+  return switch_from_environment("PARLOOP_STATS", false,
+                                 "report each kernel's calls and times at exit; each par_loop then waits for its device",
+                                 "do not");
 }
 
 // The report's text: one line of totals, then one row per kernel name (kernels of one name are

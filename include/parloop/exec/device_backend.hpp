@@ -10,16 +10,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/disk_cache.hpp"
@@ -27,6 +24,7 @@
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/config.hpp"
+#include "parloop/core/environment.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
@@ -62,7 +60,24 @@ class launcher {
   // compile of its own.
   virtual cache::kernel_record record() const = 0;
 
+  // Work to do once, after this launcher's first use by a par_loop (its first enqueue, or a
+  // call over an empty range): the disk cache's record, on devices that finish a kernel at its
+  // first launch. Set before the launcher is shared.
+  void after_first_launch(std::function<void()> work) {
+    first_launch_work_ = std::move(work);
+    first_launch_pending_.store(true, std::memory_order_release);
+  }
+  // Called by exec after each use: one relaxed load, unless work is pending.
+  void launched() {
+    if (first_launch_pending_.load(std::memory_order_relaxed) &&
+        first_launch_pending_.exchange(false, std::memory_order_acq_rel)) {
+      first_launch_work_();
+    }
+  }
+
  private:
+  std::function<void()> first_launch_work_;
+  std::atomic<bool> first_launch_pending_{false};
   exec::grid_size_functor grid_;
   int block_;
   std::vector<codegen::kernel_buffer> layout_;
@@ -78,21 +93,14 @@ class launcher_owner {
 
 // Whether generated code checks computed indices: PARLOOP_CHECK_INDICES=0 turns it off.
 inline codegen::options codegen_options_from_environment() {
-  const char* v = std::getenv("PARLOOP_CHECK_INDICES");
-  if (v == nullptr || *v == '\0' || std::string_view(v) == "1") return {};
-  if (std::string_view(v) == "0") return {.check_indices = false};
-  throw argument_error(fmt::format("PARLOOP_CHECK_INDICES is '{}': use 1 (check computed indices on the device, "
-                                   "the default) or 0 (do not)", v));
+  return {.check_indices = switch_from_environment("PARLOOP_CHECK_INDICES", true,
+                                                   "check computed indices on the device", "do not")};
 }
 
 // Whether device compilers may trade IEEE accuracy for speed (approximate division, square root
 // and transcendentals): PARLOOP_FAST_MATH=1 turns it on; off, host and device agree to rounding.
 inline bool fast_math_from_environment() {
-  const char* v = std::getenv("PARLOOP_FAST_MATH");
-  if (v == nullptr || *v == '\0' || std::string_view(v) == "0") return false;
-  if (std::string_view(v) == "1") return true;
-  throw argument_error(fmt::format("PARLOOP_FAST_MATH is '{}': use 0 (IEEE arithmetic, the default) or 1 (the "
-                                   "device compiler's fast math)", v));
+  return switch_from_environment("PARLOOP_FAST_MATH", false, "the device compiler's fast math", "IEEE arithmetic");
 }
 
 class device_backend : public device_memory {
@@ -132,6 +140,10 @@ class device_backend : public device_memory {
   virtual std::unique_ptr<launcher> build(const exec::kernel_source& source) = 0;
   // A launcher from a record built for a device with this signature.
   virtual std::unique_ptr<launcher> load(const cache::kernel_record& record) = 0;
+  // Whether a launcher's record is better taken after its first launch: PoCL compiles a
+  // kernel's work-group function at the first launch, and a binary read before it makes every
+  // process that loads it compile that again (80 ms against 1 ms).
+  virtual bool records_after_first_launch() const { return false; }
 
   // Partials and counters of global reductions, kept between launches.
   exec::reduction_scratch& scratch() { return scratch_; }

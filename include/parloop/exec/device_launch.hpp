@@ -40,7 +40,12 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, ran
   launcher& l = k.cache().launcher_for(entry, device, s);
   // An empty range runs nothing, and moves nothing: every global keeps its value.
   const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
-  if (groups == 0) return;
+  if (groups == 0) {
+    // A first call over an empty range still finishes the launcher's first use: its disk
+    // cache entry is not left waiting (with its key locked) for a launch that may never come.
+    l.launched();
+    return;
+  }
 
   const std::array<arg_view, n> views{view_of(args)...};
   for (const arg_view& v : views) {
@@ -74,6 +79,7 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, ran
     if (is_modified(v.mode)) v.data->device_written();
   }
   l.enqueue(r.start, r.end, groups, std::span(buffers.data(), n_buffers));
+  l.launched();
 }
 
 }  // namespace parloop::detail

@@ -88,6 +88,10 @@ class backend final : public parloop::detail::device_backend {
                                       record.block, record.layout);
   }
 
+  // An implementation may finish a program at the first launch of its kernel (PoCL builds the
+  // work-group function for the local size then); CL_PROGRAM_BINARIES read afterwards hold it.
+  bool records_after_first_launch() const override { return true; }
+
   const context& opencl_context() const { return ctx_; }
 
  private:
