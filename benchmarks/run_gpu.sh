@@ -66,10 +66,16 @@ for step in "${steps[@]}"; do
     bench)
       "$build/benchmarks/bench_cuda" 24 2>&1 | tee "$out/bench-cuda.txt" || status=1
       grep -E 'ratio|TB/s;' "$out/bench-cuda.txt" >>"$summary"
+      # The first par_loop of a fresh process, parloop's disk cache cold and warm.
+      PARLOOP_BACKEND=cuda "$build/benchmarks/bench_startup" 2>&1 | tee "$out/bench-startup-cuda.txt" || status=1
+      grep -E 'ratio' "$out/bench-startup-cuda.txt" | sed 's/^/startup on CUDA: /' >>"$summary"
       # "Platform #P: ..." then " `-- Device #D: ..." lines become P:D.
       for dev in $(clinfo -l 2>/dev/null | sed -n 's/^Platform #\([0-9]*\).*/P \1/p; s/.*Device #\([0-9]*\).*/D \1/p' |
                    awk '$1 == "P" {p = $2} $1 == "D" {print p ":" $2}'); do
         PARLOOP_OPENCL_DEVICE=$dev "$build/benchmarks/bench_opencl" 24 >"$out/bench-opencl-${dev/:/-}.txt" 2>&1 || status=1
+        PARLOOP_BACKEND=opencl PARLOOP_OPENCL_DEVICE=$dev "$build/benchmarks/bench_startup" \
+          >"$out/bench-startup-opencl-${dev/:/-}.txt" 2>&1 || status=1
+        grep -E 'ratio' "$out/bench-startup-opencl-${dev/:/-}.txt" | sed "s/^/startup on OpenCL $dev: /" >>"$summary"
       done
       ;;
     *) echo "unknown step '$step'"; exit 2 ;;
