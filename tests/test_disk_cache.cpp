@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -177,6 +178,62 @@ TEST_CASE("every single-byte flip and every truncation of an entry is detected",
   std::vector<unsigned char> newer = good;
   newer[8] = static_cast<unsigned char>(pc::disk_format_version + 1);
   CHECK_THAT(pc::decode_entry(newer, &m).problem, Contains("cache format version 2, this parloop reads version 1"));
+}
+
+// An entry around `payload` with a header that matches it: what someone who crafts a file (or
+// an export from another machine) can make, since the checksum is no secret.
+std::vector<unsigned char> sealed(const std::string& payload) {
+  std::string out(pc::detail::entry_magic.begin(), pc::detail::entry_magic.end());
+  pc::detail::put_le(out, pc::disk_format_version, 4);
+  pc::detail::put_le(out, payload.size(), 8);
+  pc::detail::put_le(out, XXH3_64bits(payload.data(), payload.size()), 8);
+  return bytes_of(out + payload);
+}
+
+template <class... Fields>
+std::string payload_of(Fields&&... fields) {
+  std::ostringstream out;
+  {
+    cereal::PortableBinaryOutputArchive archive(out);
+    archive(std::forward<Fields>(fields)...);
+  }
+  return std::move(out).str();
+}
+
+TEST_CASE("a well-sealed entry that lies inside is refused, without allocating what it claims", "[disk]") {
+  const pc::key_material m = sample_material();
+  // A length of 2^40 bytes: refused before anything of that size is allocated (ASan would stop
+  // the run at such an allocation).
+  const std::string huge = payload_of(pc::disk_format_version, cereal::make_size_tag(cereal::size_type{1} << 40));
+  CHECK_THAT(pc::decode_entry(sealed(huge)).problem, Contains("a length of 1099511627776 in a payload of 13 bytes"));
+
+  // A buffer's is_const byte that is neither 0 nor 1.
+  pc::kernel_record r = sample_record();
+  const std::string bad_bool =
+      payload_of(m, static_cast<int>(r.backend), std::uint8_t{0}, pc::bounded(r.entry), pc::bounded(r.binary), r.grid,
+                 r.block, cereal::make_size_tag(cereal::size_type{1}), std::uint8_t{0}, 0, 0, std::uint8_t{0}, 1,
+                 std::uint8_t{2});
+  CHECK_THAT(pc::decode_entry(sealed(bad_bool)).problem, Contains("a damaged buffer layout"));
+
+  // A record launched otherwise than its key says.
+  r.block = 128;
+  CHECK_THAT(pc::decode_entry(bytes_of(pc::encode_entry(m, r)), &m).problem,
+             Contains("the record's launch geometry or buffer layout differs from its key's"));
+}
+
+TEST_CASE("a grid-size functor whose values could overflow is refused", "[disk]") {
+  using pl::exec::grid_node;
+  using pl::exec::grid_op;
+  const auto functor = [](std::int64_t constant, grid_op op) {
+    return pl::exec::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
+  };
+  CHECK_THROWS_WITH(functor(INT64_MAX, grid_op::add), Contains("can pass 2^62"));
+  CHECK_THROWS_WITH(functor(std::int64_t{1} << 40, grid_op::mul), Contains("can pass 2^62"));
+  CHECK_THROWS_WITH(functor(INT64_MAX - 1, grid_op::ceil_div), Contains("can pass 2^62"));
+  CHECK_THROWS_WITH(functor(INT64_MIN, grid_op::max), Contains("can pass 2^62"));
+  // Within range: evaluated exactly, for every index.
+  CHECK(functor(std::int64_t{1} << 20, grid_op::mul)(0, INT32_MAX, {1}) == std::int64_t{INT32_MAX} << 20);
+  CHECK(functor(std::int64_t{1} << 61, grid_op::ceil_div)(0, INT32_MAX, {1}) == 1);
 }
 
 TEST_CASE("the cache folder: where the environment says, private, refused when others can write it", "[disk]") {

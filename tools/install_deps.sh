@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Installs, from Debian's packages, whatever parloop's build needs and this machine lacks.
+# Installs, from Debian's packages, whatever parloop's build needs and this machine lacks;
+# with --tests, also what the test suite's fuzz step needs (clang and its libFuzzer).
 set -euo pipefail
 
 packages=(cmake g++ libcereal-dev libfmt-dev libxxhash-dev catch2 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+if [ "${1:-}" = "--tests" ]; then packages+=(clang libclang-rt-14-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do

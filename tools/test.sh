@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what is missing, then builds and runs the whole test suite twice: a plain build,
-# and one under AddressSanitizer + UndefinedBehaviorSanitizer.
+# and one under AddressSanitizer + UndefinedBehaviorSanitizer; then fuzzes the disk cache's
+# entry reader for a minute (clang++ and its libFuzzer needed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
-"$root/tools/install_deps.sh"
+"$root/tools/install_deps.sh" --tests
 
 # run_suite <build dir> "<ctest options>" <cmake options...>
 run_suite() {
@@ -21,3 +22,8 @@ run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # Under the sanitizers the OpenCL path runs through test_device_loops_opencl; the host matrix again on
 # OpenCL (hundreds of device compiles, minutes on two cores) runs in the plain build only.
 run_suite "$root/build-sanitize" "-E test_host_loops_opencl" -DCMAKE_BUILD_TYPE=Debug -DPARLOOP_SANITIZE=ON
+# The disk cache's entry reader under libFuzzer (clang only): the one fuzz target, fuzzed for a
+# minute (tests/fuzz); the rest of the suite is configured but not built.
+cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DPARLOOP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_disk_entry
+ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz

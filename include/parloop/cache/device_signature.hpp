@@ -6,9 +6,9 @@
 #include <string>
 
 #include <cereal/cereal.hpp>
-#include <cereal/types/string.hpp>
 #include <fmt/format.h>
 
+#include "parloop/cache/bounded.hpp"
 #include "parloop/core/backend_kind.hpp"
 
 namespace parloop::cache {
@@ -32,12 +32,14 @@ inline std::string to_string(const device_signature& s) {
 
 template <class Archive>
 void save(Archive& archive, const device_signature& s) {
-  archive(static_cast<int>(s.backend), s.platform, s.device, s.driver, s.compiler, s.architecture, s.options);
+  archive(static_cast<int>(s.backend), bounded(s.platform), bounded(s.device), bounded(s.driver), bounded(s.compiler),
+          bounded(s.architecture), bounded(s.options));
 }
 template <class Archive>
 void load(Archive& archive, device_signature& s) {
   int backend = 0;
-  archive(backend, s.platform, s.device, s.driver, s.compiler, s.architecture, s.options);
+  archive(backend, bounded(s.platform), bounded(s.device), bounded(s.driver), bounded(s.compiler),
+          bounded(s.architecture), bounded(s.options));
   if (backend < 0 || backend > static_cast<int>(backend_kind::cuda)) {
     throw cereal::Exception(fmt::format("device signature: unknown backend {}", backend));
   }

@@ -24,6 +24,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "parloop/cache/bounded.hpp"
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/version.hpp"
@@ -50,7 +51,8 @@ struct key_material {
 
 template <class Archive>
 void serialize(Archive& archive, key_material& m) {
-  archive(m.format_version, m.parloop_version, m.signature, m.source, m.grid, m.block, m.layout);
+  archive(m.format_version, bounded(m.parloop_version), m.signature, bounded(m.source), m.grid, m.block,
+          bounded(m.layout));
 }
 
 // The material as the bytes that are hashed and stored.
@@ -143,7 +145,7 @@ inline decoded_entry decode_entry(std::span<const unsigned char> bytes, const ke
   }
   try {
     std::istringstream in(std::string(reinterpret_cast<const char*>(payload.data()), payload.size()));
-    cereal::PortableBinaryInputArchive archive(in);
+    bounded_input_archive archive(in, payload.size());
     key_material material;
     kernel_record record;
     archive(material, record);
@@ -158,6 +160,11 @@ inline decoded_entry decode_entry(std::span<const unsigned char> bytes, const ke
     }
     if (record.backend != out.material->signature.backend) {
       out.problem = "the record's backend differs from its key's";
+      return out;
+    }
+    if (!(record.grid == out.material->grid) || record.block != out.material->block ||
+        record.layout != out.material->layout) {
+      out.problem = "the record's launch geometry or buffer layout differs from its key's";
       return out;
     }
     out.record = std::move(record);

@@ -11,10 +11,9 @@
 #include <vector>
 
 #include <cereal/cereal.hpp>
-#include <cereal/types/string.hpp>
-#include <cereal/types/vector.hpp>
 #include <fmt/format.h>
 
+#include "parloop/cache/bounded.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/exec/grid.hpp"
@@ -56,13 +55,13 @@ void load(Archive& archive, grid_node& n) {
 
 template <class Archive>
 void save(Archive& archive, const grid_size_functor& f) {
-  archive(f.program());
+  archive(cache::bounded(f.program()));
 }
 // The functor's constructor checks the program: a damaged one throws here.
 template <class Archive>
 void load(Archive& archive, grid_size_functor& f) {
   std::vector<grid_node> program;
-  archive(program);
+  archive(cache::bounded(program));
   f = grid_size_functor(std::move(program));
 }
 
@@ -72,17 +71,20 @@ namespace parloop::codegen {
 
 template <class Archive>
 void save(Archive& archive, const kernel_buffer& b) {
-  archive(static_cast<std::uint8_t>(b.role), b.index, b.position, static_cast<std::uint8_t>(b.type), b.dim, b.is_const);
+  archive(static_cast<std::uint8_t>(b.role), b.index, b.position, static_cast<std::uint8_t>(b.type), b.dim,
+          static_cast<std::uint8_t>(b.is_const));
 }
 template <class Archive>
 void load(Archive& archive, kernel_buffer& b) {
-  std::uint8_t role = 0, type = 0;
-  archive(role, b.index, b.position, type, b.dim, b.is_const);
+  std::uint8_t role = 0, type = 0, is_const = 0;
+  archive(role, b.index, b.position, type, b.dim, is_const);
   if (role > static_cast<std::uint8_t>(buffer_role::index_errors) || type > static_cast<std::uint8_t>(ir::scalar_type::float64) ||
+      is_const > 1 ||
       b.index < 0 || b.dim < 1 || b.position < (launch_provided(static_cast<buffer_role>(role)) ? -1 : 0)) {
     throw cereal::Exception("kernel record: a damaged buffer layout");
   }
   b.role = static_cast<buffer_role>(role);
+  b.is_const = is_const == 1;
   b.type = static_cast<ir::scalar_type>(type);
 }
 
@@ -92,13 +94,14 @@ namespace parloop::cache {
 
 template <class Archive>
 void save(Archive& archive, const kernel_record& r) {
-  archive(static_cast<int>(r.backend), static_cast<std::uint8_t>(r.format), r.entry, r.binary, r.grid, r.block, r.layout);
+  archive(static_cast<int>(r.backend), static_cast<std::uint8_t>(r.format), bounded(r.entry), bounded(r.binary), r.grid,
+          r.block, bounded(r.layout));
 }
 template <class Archive>
 void load(Archive& archive, kernel_record& r) {
   int backend = 0;
   std::uint8_t format = 0;
-  archive(backend, format, r.entry, r.binary, r.grid, r.block, r.layout);
+  archive(backend, format, bounded(r.entry), bounded(r.binary), r.grid, r.block, bounded(r.layout));
   if (backend <= static_cast<int>(backend_kind::host) || backend > static_cast<int>(backend_kind::cuda) ||
       format > static_cast<std::uint8_t>(binary_format::ptx) || r.entry.empty() || r.binary.empty() || r.block < 1 ||
       r.block > 1024) {

@@ -4,6 +4,7 @@
 // that is evaluated on a fixed stack (no allocation, no parsing) and stored with the binary.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -64,6 +65,12 @@ class grid_size_functor {
  public:
   static constexpr std::size_t max_depth = 16;
   static constexpr std::size_t max_length = 64;
+  // The inputs a functor is evaluated with: start and end are indices, and no device has more
+  // compute units. A program whose values could pass +-2^62 for such inputs is refused, so that
+  // no evaluation overflows.
+  static constexpr std::int64_t max_index = 2147483647;
+  static constexpr std::int64_t max_compute_units = std::int64_t{1} << 20;
+  static constexpr std::int64_t value_limit = std::int64_t{1} << 62;
 
   grid_size_functor() = default;
   // Checks the program: a functor read back from a damaged cache entry is refused here, never
@@ -73,7 +80,8 @@ class grid_size_functor {
 
   const std::vector<grid_node>& program() const { return program_; }
 
-  // The number of work-groups for [start, end) on a device; never negative.
+  // The number of work-groups for [start, end) on a device; never negative. Takes start and end
+  // in [0, max_index] and compute units in [1, max_compute_units].
   std::int64_t operator()(std::int64_t start_index, std::int64_t end_index, const device_facts& device) const {
     std::array<std::int64_t, max_depth> stack{};
     std::size_t top = 0;
@@ -160,6 +168,63 @@ class grid_size_functor {
       }
     }
     if (depth != 1) throw error("grid-size functor: the expression does not reduce to one value");
+    check_range();
+  }
+
+  // The interval of each value the program computes, for every input it takes: a constant that
+  // no strategy writes (a damaged entry's) must not make an evaluation overflow.
+  void check_range() const {
+    struct interval {
+      std::int64_t lo, hi;
+    };
+    const auto within = [](bool overflowed, std::int64_t v) {
+      if (overflowed || v > value_limit || v < -value_limit) {
+        throw error("grid-size functor: its values can pass 2^62 for indices in range (a damaged program)");
+      }
+      return v;
+    };
+    const auto add = [&](std::int64_t a, std::int64_t b) {
+      std::int64_t r = 0;
+      return within(__builtin_add_overflow(a, b, &r), r);
+    };
+    const auto sub = [&](std::int64_t a, std::int64_t b) {
+      std::int64_t r = 0;
+      return within(__builtin_sub_overflow(a, b, &r), r);
+    };
+    const auto mul = [&](std::int64_t a, std::int64_t b) {
+      std::int64_t r = 0;
+      return within(__builtin_mul_overflow(a, b, &r), r);
+    };
+    std::array<interval, max_depth> stack{};
+    std::size_t top = 0;
+    for (const grid_node& n : program_) {
+      switch (n.op) {
+        case grid_op::constant: stack[top++] = {within(false, n.value), n.value}; continue;
+        case grid_op::start:
+        case grid_op::end: stack[top++] = {0, max_index}; continue;
+        case grid_op::compute_units: stack[top++] = {1, max_compute_units}; continue;
+        default: break;
+      }
+      const interval b = stack[--top];
+      interval& a = stack[top - 1];
+      switch (n.op) {
+        case grid_op::add: a = {add(a.lo, b.lo), add(a.hi, b.hi)}; break;
+        case grid_op::sub: a = {sub(a.lo, b.hi), sub(a.hi, b.lo)}; break;
+        case grid_op::mul: {
+          const std::array<std::int64_t, 4> p{mul(a.lo, b.lo), mul(a.lo, b.hi), mul(a.hi, b.lo), mul(a.hi, b.hi)};
+          a = {std::min({p[0], p[1], p[2], p[3]}), std::max({p[0], p[1], p[2], p[3]})};
+          break;
+        }
+        case grid_op::ceil_div:
+          // Evaluated as (a + b - 1) / b where both are positive: at most a.
+          add(a.hi, b.hi);
+          a = {0, std::max<std::int64_t>(a.hi, 0)};
+          break;
+        case grid_op::min: a = {std::min(a.lo, b.lo), std::min(a.hi, b.hi)}; break;
+        case grid_op::max: a = {std::max(a.lo, b.lo), std::max(a.hi, b.hi)}; break;
+        default: break;
+      }
+    }
   }
 
   std::vector<grid_node> program_;
