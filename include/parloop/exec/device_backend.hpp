@@ -67,11 +67,13 @@ class launcher {
     first_launch_work_ = std::move(work);
     first_launch_pending_.store(true, std::memory_order_release);
   }
-  // Called by exec after each use: one relaxed load, unless work is pending.
+  // Called by exec after each use: one relaxed load, unless work is pending. The work goes when
+  // it has run (or thrown), and what it holds with it.
   void launched() {
     if (first_launch_pending_.load(std::memory_order_relaxed) &&
         first_launch_pending_.exchange(false, std::memory_order_acq_rel)) {
-      first_launch_work_();
+      const std::function<void()> work = std::move(first_launch_work_);
+      work();
     }
   }
 

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "parloop/config.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::exec {
@@ -68,7 +70,7 @@ class grid_size_functor {
   // The inputs a functor is evaluated with: start and end are indices, and no device has more
   // compute units. A program whose values could pass +-2^62 for such inputs is refused, so that
   // no evaluation overflows.
-  static constexpr std::int64_t max_index = 2147483647;
+  static constexpr std::int64_t max_index = std::numeric_limits<index_t>::max();
   static constexpr std::int64_t max_compute_units = std::int64_t{1} << 20;
   static constexpr std::int64_t value_limit = std::int64_t{1} << 62;
 
