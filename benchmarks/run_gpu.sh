@@ -58,6 +58,14 @@ for step in "${steps[@]}"; do
         [ $rc -eq 0 ] || status=1
         note "example $(basename "$e") on CUDA: exit $rc -- $(head -1 "$log")"
       done
+      # Airfoil at OP2's size, both kinds of kernels, with the per-kernel table.
+      for kernels in dsl c; do
+        log="$out/example-airfoil-$kernels.log"
+        PARLOOP_BACKEND=cuda PARLOOP_STATS=1 "$build/examples/airfoil/airfoil" --kernels $kernels >"$log" 2>&1
+        rc=$?
+        [ $rc -eq 0 ] || status=1
+        note "example airfoil --kernels $kernels on CUDA: exit $rc -- $(grep -E '^ 1000 |iterations in' "$log" | tr '\n' ' ')"
+      done
       ;;
     suite)
       ctest --test-dir "$build" -LE gpu -j "$(nproc)" --output-on-failure >"$out/ctest-all.log" 2>&1 || status=1

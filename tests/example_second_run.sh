@@ -35,17 +35,7 @@ kernels=${BASH_REMATCH[1]} memory_hits=${BASH_REMATCH[2]} launches=${BASH_REMATC
   fail "second run's table: $(cat "$work/err2.txt")"
 # The same words, and numbers equal to 1e-12 relative to 1: increments through maps are atomic
 # and their order, so the last bits of a sum, varies between runs.
-same_results() {
-  awk 'NR == FNR { first[FNR] = $0; n = FNR; next }
-       { if (FNR > n) exit 1; split(first[FNR], a); m = split($0, b); if (m != length(a)) exit 1
-         for (i = 1; i <= m; ++i) {
-           if (a[i] == b[i]) continue
-           if (a[i] !~ /^[-+0-9.eE]+$/ || b[i] !~ /^[-+0-9.eE]+$/) exit 1
-           d = a[i] - b[i]; s = (a[i] < 0 ? -a[i] : a[i]); if (s < 1) s = 1
-           if ((d < 0 ? -d : d) > 1e-12 * s) exit 1
-         } }
-       END { if (FNR != n) exit 1 }' "$1" "$2"
-}
+same_results() { awk -v tolerance=1e-12 -v relative_to_one=1 -f "$(dirname "$0")/same_numbers.awk" "$1" "$2"; }
 same_results "$work/out1.txt" "$work/out2.txt" ||
   fail "the two runs printed different results: $(diff "$work/out1.txt" "$work/out2.txt")"
 echo "second run: compiled=0, $kernels kernels from the disk cache, the same results (to 1e-12)"
