@@ -58,13 +58,18 @@ for step in "${steps[@]}"; do
         [ $rc -eq 0 ] || status=1
         note "example $(basename "$e") on CUDA: exit $rc -- $(head -1 "$log")"
       done
-      # Airfoil at OP2's size, both kinds of kernels, with the per-kernel table.
-      for kernels in dsl c; do
-        log="$out/example-airfoil-$kernels.log"
-        PARLOOP_BACKEND=cuda PARLOOP_STATS=1 "$build/examples/airfoil/airfoil" --kernels $kernels >"$log" 2>&1
-        rc=$?
-        [ $rc -eq 0 ] || status=1
-        note "example airfoil --kernels $kernels on CUDA: exit $rc -- $(grep -E '^ 1000 |iterations in' "$log" | tr '\n' ' ')"
+      # Airfoil at OP2's size: both kinds of kernels, atomics and colours; then the per-kernel
+      # table (PARLOOP_STATS times each loop to its end, so it runs apart from the timed runs).
+      for conflicts in atomics colors; do
+        for kernels in dsl c; do
+          log="$out/example-airfoil-$kernels-$conflicts.log"
+          PARLOOP_BACKEND=cuda PARLOOP_CONFLICTS=$conflicts "$build/examples/airfoil/airfoil" --kernels $kernels >"$log" 2>&1
+          rc=$?
+          [ $rc -eq 0 ] || status=1
+          note "example airfoil --kernels $kernels, $conflicts, on CUDA: exit $rc -- $(grep -E '^ 1000 |iterations in' "$log" | tr '\n' ' ')"
+        done
+        PARLOOP_BACKEND=cuda PARLOOP_CONFLICTS=$conflicts PARLOOP_STATS=1 "$build/examples/airfoil/airfoil" \
+          >"$out/example-airfoil-stats-$conflicts.log" 2>&1 || status=1
       done
       ;;
     suite)

@@ -55,14 +55,22 @@ int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* com
   std::vector<std::vector<cg::generated_source>> batches(1);
   for (std::size_t i = 0; i < collected.size(); ++i) {
     pl::ir::kernel k = collected[i];
+    // A kernel that combines through maps is compiled coloured too (conflicts::colors).
+    const bool combines = cg::combines_through_maps(k);
     if (!k.raw_source.empty()) {
       // Its C function is called by name: it cannot be renamed into a batch.
       single.push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s)));
+      if (combines) single.push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s, true), {.colored = true}));
       continue;
     }
-    k.name += "_" + std::to_string(i);
-    if (batches.back().size() == 100) batches.emplace_back();
+    const std::string name = k.name + "_" + std::to_string(i);
+    k.name = name;
+    if (batches.back().size() >= 100) batches.emplace_back();
     batches.back().push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s)));
+    if (combines) {
+      k.name = name + "_colored";
+      batches.back().push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s, true), {.colored = true}));
+    }
   }
   int failed = 0;
   const auto one = [&](const cg::generated_source& s) {

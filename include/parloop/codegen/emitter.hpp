@@ -47,7 +47,7 @@ inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
 class emitter {
  public:
   emitter(const ir::kernel& k, const dialect& d, const strategy& s, const options& o = {})
-      : k_(k), d_(d), strategy_(s), checked_(checks_indices(k, o)) {}
+      : k_(k), d_(d), strategy_(s), checked_(checks_indices(k, o)), colored_(o.colored) {}
 
   std::string emit() {
     source_writer kernel;
@@ -307,8 +307,9 @@ class emitter {
   // After the body: private copies go back to their buffers.
   void scatter(source_writer& w, std::size_t i, const ir::param& p) {
     if (holding_of(p) != holding::private_copy || p.mode == access::read) return;
-    // Through a map several work-items can reach one element: INC, MIN and MAX combine atomically.
-    const bool shared = p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map;
+    // Through a map several work-items can reach one element: INC, MIN and MAX combine
+    // atomically, unless the loop runs a colour at a time, whose elements reach distinct targets.
+    const bool shared = (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) && !colored_;
     for_elements(w, i, p, [&](const std::string& mine, const std::string& data) -> std::string {
       switch (p.mode) {
         case access::inc:
@@ -347,7 +348,7 @@ class emitter {
 
   void kernel_definition(source_writer& w) {
     std::string params = "const int pl_start, const int pl_end";
-    for (const kernel_buffer& b : buffers(k_, options{checked_})) {
+    for (const kernel_buffer& b : buffers(k_, options{.check_indices = checked_, .colored = colored_})) {
       type(b.type);  // a double buffer needs fp64, even if the body has no double literal
       switch (b.role) {
         case buffer_role::data: params += fmt::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index); break;
@@ -359,6 +360,7 @@ class emitter {
         case buffer_role::index_errors:
           params += fmt::format(",\n    {} pl_index_errors", d_.buffer(b.type, false));
           break;
+        case buffer_role::order: params += fmt::format(",\n    {} pl_order", d_.buffer(b.type, true)); break;
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
@@ -625,10 +627,13 @@ class emitter {
     w.close();
   }
 
-  // Runs element() once per element pl_e of this work-item, as the strategy assigns them. pl_e
-  // is 64-bit, so that no step overflows near the end of the int range.
+  // Runs element() once per element pl_e of this work-item, as the strategy assigns them: the
+  // range's positions are elements, or, in a coloured loop, positions pl_p in pl_order, which
+  // holds the colour's elements. Both are 64-bit, so that no step overflows near the end of the
+  // int range.
   void elements(source_writer& w) {
     const std::string_view index = index_type();
+    const std::string_view at = colored_ ? "pl_p" : "pl_e";
     std::visit(
         [&](const auto& v) {
           using S = std::decay_t<decltype(v)>;
@@ -636,15 +641,16 @@ class emitter {
             vector_elements(w, v.width);
             return;
           } else if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
-            w.line("const {} pl_e = ({})pl_start + pl_item;", index, index);
-            w.open("if (pl_e < pl_end)");
+            w.line("const {} {} = ({})pl_start + pl_item;", index, at, index);
+            w.open("if ({} < pl_end)", at);
           } else if constexpr (std::is_same_v<S, grid_stride>) {
-            w.open("for ({} pl_e = ({})pl_start + pl_item; pl_e < pl_end; pl_e += {})", index, index, d_.work_items());
+            w.open("for ({} {} = ({})pl_start + pl_item; {} < pl_end; {} += {})", index, at, index, at, at, d_.work_items());
           } else {
             w.line("const {} pl_first = ({})pl_start + ({})pl_item * {};", index, index, index, v.per_item);
             w.line("const {} pl_last = pl_first + {} < pl_end ? pl_first + {} : pl_end;", index, v.per_item, v.per_item);
-            w.open("for ({} pl_e = pl_first; pl_e < pl_last; ++pl_e)", index);
+            w.open("for ({} {} = pl_first; {} < pl_last; ++{})", index, at, at, at);
           }
+          if (colored_) w.line("const {} pl_e = pl_order[pl_p];", index);
           element(w, {}, 0);
           w.close();
         },
@@ -691,6 +697,7 @@ class emitter {
   const dialect& d_;
   const strategy& strategy_;
   const bool checked_;
+  const bool colored_;
   features features_;
   std::set<std::pair<ir::op, ir::scalar_type>> minmax_;
   std::set<std::pair<atomic_op, ir::scalar_type>> atomics_;

@@ -24,16 +24,23 @@ enum class buffer_role : std::uint8_t {
   partials,     // one partial result per work-group of a global reduction: index is the parameter
   groups_done,  // how many work-groups have stored their partials; the last one finishes
   index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
+  order,         // a coloured loop's elements in colour order: the launch's range indexes it
 };
 
 // Buffers that no par_loop argument supplies: the launch provides them.
-constexpr bool launch_provided(buffer_role r) { return r == buffer_role::groups_done || r == buffer_role::index_errors; }
+constexpr bool launch_provided(buffer_role r) {
+  return r == buffer_role::groups_done || r == buffer_role::index_errors || r == buffer_role::order;
+}
 
 // How the source is written, besides its dialect and strategy.
 struct options {
   // Indices the kernel computes are checked against their bound on the device (constant ones
   // were checked while tracing).
   bool check_indices = true;
+  // The loop runs a colour at a time (conflicts::colors): its range is positions in the order
+  // buffer, and its combining writes through maps are plain. Only for a kernel that
+  // combines_through_maps.
+  bool colored = false;
 
   friend bool operator==(const options&, const options&) = default;
 };
@@ -47,6 +54,15 @@ inline bool has_computed_index(const ir::kernel& k) {
 }
 
 inline bool checks_indices(const ir::kernel& k, const options& o) { return o.check_indices && has_computed_index(k); }
+
+// Whether two elements of a loop of k can write one target: k combines (INC, MIN, MAX) into a
+// dat through a map. (WRITE and RW through a map are refused unless their targets are distinct.)
+inline bool combines_through_maps(const ir::kernel& k) {
+  return std::any_of(k.params.begin(), k.params.end(), [](const ir::param& p) {
+    return (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) &&
+           (p.mode == access::inc || p.mode == access::min || p.mode == access::max);
+  });
+}
 
 // What the index checks record of the first violation, as ints: site (0 while there is none),
 // the index's low and high 32 bits, the bound, and the kernel's tag.
@@ -82,7 +98,8 @@ constexpr bool is_global_reduction(const ir::param& p) {
 
 // Each distinct dat or global once (read-only if every argument on it is READ), then each
 // distinct map, then the partials of each global reduction and the counter that tells the last
-// work-group to combine them with the global's value, then the index checks' record.
+// work-group to combine them with the global's value, then the index checks' record, then a
+// coloured loop's order.
 inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o = {}) {
   std::vector<kernel_buffer> out;
   const int n = static_cast<int>(k.params.size());
@@ -116,6 +133,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
   }
   if (any_reduction) out.push_back({buffer_role::groups_done, 0, -1, ir::scalar_type::int32, 1, false});
   if (checks_indices(k, o)) out.push_back({buffer_role::index_errors, 0, -1, ir::scalar_type::int32, 1, false});
+  if (o.colored) out.push_back({buffer_role::order, 0, -1, ir::scalar_type::int32, 1, true});
   return out;
 }
 

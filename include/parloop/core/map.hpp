@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "parloop/config.hpp"
+#include "parloop/core/coloring.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
@@ -20,7 +21,7 @@
 namespace parloop {
 
 namespace detail {
-struct map_state {
+struct map_state : std::enable_shared_from_this<map_state> {
   map_state(Set from_set, Set to_set, int map_arity, std::vector<index_t> map_values, std::string map_name)
       : from(std::move(from_set)),
         to(std::move(to_set)),
@@ -35,6 +36,16 @@ struct map_state {
   std::string name;
   // Map values never change: uploaded once, on first device use.
   mirrored_array array;
+
+  // The colourings of loops over ranges of `from` that combine into targets of this map (and
+  // maybe of others, held weakly: a colouring whose map has gone is never found again). Made
+  // once per range and maps, and kept: the values never change. Used by the runtime's thread.
+  struct kept_coloring {
+    index_t start, end;
+    std::vector<std::pair<std::weak_ptr<const map_state>, combined_targets>> through;
+    std::shared_ptr<coloring> colors;
+  };
+  mutable std::vector<kept_coloring> colorings;
 
   // Two elements of `from` that a loop over [start, end) sends to one target through `slot`
   // (through any slot when slot is whole_map), or nothing when every target is distinct.

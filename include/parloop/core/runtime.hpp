@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "parloop/core/backend_kind.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
@@ -42,6 +43,8 @@ struct runtime_state {
   // device's preferences unless the program sets one for both.
   strategy default_strategy = split_n_across_workgroups{};
   strategy reduction_strategy = split_n_across_workgroups{};
+  // How par_loops that name none keep combining writes through maps apart.
+  conflicts default_conflicts = conflicts::atomics;
   transfer_stats transfers;
 };
 
@@ -112,6 +115,7 @@ class Runtime {
   static Runtime open(backend_kind kind) {
     auto state = std::make_shared<detail::runtime_state>();
     state->kind = kind;
+    state->default_conflicts = detail::conflicts_from_environment();
     if (kind != backend_kind::host) {
       const detail::backend_entry* entry = detail::backend_entry_of(kind);
       const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
@@ -139,6 +143,12 @@ class Runtime {
     state_->default_strategy = s;
     state_->reduction_strategy = s;
   }
+
+  // How loops that name none keep their combining writes (INC, MIN, MAX) through maps apart:
+  // PARLOOP_CONFLICTS when the runtime opened, else atomics. The host runs elements one by one
+  // and needs neither.
+  conflicts default_conflicts() const { return state_->default_conflicts; }
+  void set_default_conflicts(conflicts c) { state_->default_conflicts = c; }
 
   // Waits for every loop and copy this runtime enqueued (par_loop returns once its loop is
   // enqueued); throws what those loops found wrong on the device. Reading a dat or a global

@@ -17,7 +17,8 @@ namespace parloop::detail {
 
 // An RW or WRITE argument through a map is copied in, changed and stored back by each element:
 // two elements that reach one target would race on a device (one store lost) and not on the
-// host. Until loops are coloured, such a loop is refused on every backend.
+// host; coloured, they would run in another order than the host's. Such a loop is refused on
+// every backend.
 template <class T, int Dim, access Mode, arg_kind Kind>
 void check_distinct_targets(const std::string& where, range r, const arg<T, Dim, Mode, Kind>& a) {
   const int slot = Kind == arg_kind::whole_map ? map_state::whole_map : a.slot;
@@ -28,7 +29,7 @@ void check_distinct_targets(const std::string& where, range r, const arg<T, Dim,
   throw argument_error(fmt::format(
       "{}: dat '{}' is declared {} through {}, which sends elements {} and {} both to element {} of '{}': their "
       "stores would race on a device. Declare it pl::INC if the kernel adds to it (pl::MIN / pl::MAX for a "
-      "minimum / maximum), or loop over a map whose targets are distinct; loops are not coloured yet",
+      "minimum / maximum), or loop over a map whose targets are distinct",
       where, a.data->name, Mode == access::rw ? "pl::RW" : "pl::WRITE", through, c->first, c->second, c->target,
       a.map->to.name()));
 }

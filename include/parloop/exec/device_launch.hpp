@@ -12,8 +12,10 @@
 
 #include "parloop/cache/kernel_cache.hpp"
 #include "parloop/core/arg.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/exec/colors.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/ir/types.hpp"
 
@@ -33,28 +35,14 @@ arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
   return {&a.data->array, a.map != nullptr ? &a.map->array : nullptr, Mode, sizeof(T), Dim};
 }
 
-template <class K, class... Args>
-void launch_on_device(device_backend& device, const K& k, const strategy& s, range r, const Args&... args) {
-  constexpr std::size_t n = sizeof...(Args);
-  signature_entry& entry = k.entry(args...);
-  launcher& l = k.cache().launcher_for(entry, device, s);
-  // An empty range runs nothing, and moves nothing: every global keeps its value.
-  const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
-  if (groups == 0) {
-    // A first call over an empty range still finishes the launcher's first use: its disk
-    // cache entry is not left waiting (with its key locked) for a launch that may never come.
-    l.launched();
-    return;
-  }
-
-  const std::array<arg_view, n> views{view_of(args)...};
-  for (const arg_view& v : views) {
-    v.data->ensure_device(device);
-    if (v.map != nullptr) v.map->ensure_device(device);
-  }
-  // The layout holds data, maps, reduction scratch and the index checks' record: at most 2n + 2
-  // buffers.
-  std::array<const device_buffer*, 2 * n + 2> buffers{};
+// Binds the buffers of one launch over [start, end) (elements, or positions in a coloured
+// loop's order) and enqueues it.
+template <std::size_t N>
+void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, index_t start, index_t end,
+                   const std::array<arg_view, N>& views, const device_buffer* order) {
+  // The layout holds data, maps, reduction scratch, the index checks' record and the order: at
+  // most 2n + 3 buffers.
+  std::array<const device_buffer*, 2 * N + 3> buffers{};
   std::size_t n_buffers = 0, n_partials = 0;
   for (const codegen::kernel_buffer& b : l.layout()) {
     const device_buffer* bound = nullptr;
@@ -69,16 +57,54 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, ran
       }
       case codegen::buffer_role::groups_done: bound = &device.scratch().groups_done(device); break;
       case codegen::buffer_role::index_errors: bound = &device.index_errors().record(device); break;
+      case codegen::buffer_role::order: bound = order; break;
     }
     buffers[n_buffers++] = bound;
   }
+  l.enqueue(start, end, groups, std::span(buffers.data(), n_buffers));
+}
 
+template <class K, class... Args>
+void launch_on_device(device_backend& device, const K& k, const strategy& s, conflicts c, range r,
+                      const Args&... args) {
+  constexpr std::size_t n = sizeof...(Args);
+  signature_entry& entry = k.entry(args...);
+  // Colours matter only to a loop whose elements can meet at a target.
+  const bool colored = c == conflicts::colors && codegen::combines_through_maps(*entry.ir);
+  launcher& l = k.cache().launcher_for(entry, device, s, colored);
+  coloring* colors = nullptr;
+  if constexpr ((combines_through_map<Args> || ...)) {
+    if (colored) colors = &coloring_for(r, args...);
+  }
+  // An empty range runs nothing, and moves nothing: every global keeps its value.
+  if (l.grid()(r.start, r.end, device.facts()) == 0) {
+    // A first call over an empty range still finishes the launcher's first use: its disk
+    // cache entry is not left waiting (with its key locked) for a launch that may never come.
+    l.launched();
+    return;
+  }
+
+  const std::array<arg_view, n> views{view_of(args)...};
+  for (const arg_view& v : views) {
+    v.data->ensure_device(device);
+    if (v.map != nullptr) v.map->ensure_device(device);
+  }
+  const device_buffer* order = colors != nullptr ? &colors->array.ensure_device(device) : nullptr;
   // Before the enqueue: once a kernel may have run, its device copies are the current ones.
   // Reductions too: they finish on the device, and the global is read back only when asked.
   for (const arg_view& v : views) {
     if (is_modified(v.mode)) v.data->device_written();
   }
-  l.enqueue(r.start, r.end, groups, std::span(buffers.data(), n_buffers));
+  if (colors == nullptr) {
+    enqueue_range(device, l, l.grid()(r.start, r.end, device.facts()), r.start, r.end, views, order);
+  } else {
+    // A launch per colour, in order, on one queue: each starts when the one before has ended.
+    for (int colour = 0; colour < colors->colors(); ++colour) {
+      const index_t start = colors->offsets[static_cast<std::size_t>(colour)];
+      const index_t end = colors->offsets[static_cast<std::size_t>(colour) + 1];
+      enqueue_range(device, l, l.grid()(start, end, device.facts()), start, end, views, order);
+    }
+  }
   l.launched();
 }
 

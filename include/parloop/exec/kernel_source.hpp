@@ -51,11 +51,12 @@ struct kernel_source {
 };
 
 // The strategy a kernel is generated for: vectors_across_workgroups gives a loop without
-// direct arguments nothing to move as vectors, and it runs one element per work-item.
-inline strategy for_kernel(const ir::kernel& k, const strategy& s) {
+// direct arguments nothing to move as vectors, nor a coloured loop, whose elements are not
+// side by side; they run one element per work-item.
+inline strategy for_kernel(const ir::kernel& k, const strategy& s, bool colored = false) {
   const auto* v = std::get_if<vectors_across_workgroups>(&s);
-  if (v == nullptr ||
-      std::any_of(k.params.begin(), k.params.end(), [&](const ir::param& p) { return codegen::moves_as_vectors(k, p); })) {
+  if (v == nullptr || (!colored && std::any_of(k.params.begin(), k.params.end(),
+                                               [&](const ir::param& p) { return codegen::moves_as_vectors(k, p); }))) {
     return s;
   }
   return split_n_across_workgroups{v->block};
@@ -65,7 +66,7 @@ inline strategy for_kernel(const ir::kernel& k, const strategy& s) {
 inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& requested,
                                  const codegen::options& o = {}) {
   parloop::detail::check_strategy(requested);
-  const strategy s = for_kernel(k, requested);
+  const strategy s = for_kernel(k, requested, o.colored);
   grid_size_functor grid = grid_size(s);
   return {codegen::generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), codegen::buffers(k, o)};
 }

@@ -177,28 +177,31 @@ inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_
 // default, and what remains are the loop's arguments. Declared first, so that each overload
 // sees the others.
 template <class K, class... Args>
-void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args&... args);
+void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args);
 template <class K, class... Args>
-void run_checked(const K& k, const Set& set, const strategy& s, range r, const Args&... args);
+void run_checked(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args);
 template <class K, class S, class... Rest>
   requires is_strategy<S>
-void run_loop(const K& k, const Set& set, const strategy&, range r, const S& s, const Rest&... rest);
+void run_loop(const K& k, const Set& set, const strategy&, conflicts c, range r, const S& s, const Rest&... rest);
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, const strategy& s, range, const range& r, const Rest&... rest);
+void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range, const range& r, const Rest&... rest);
+template <class K, class... Rest>
+void run_loop(const K& k, const Set& set, const strategy& s, conflicts, range r, const conflicts& c,
+              const Rest&... rest);
 
 template <class K, class... Args>
-void run_loop(const K& k, const Set& set, const strategy& s, range r, const Args&... args) {
+void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args) {
   static_assert((is_loop_arg<Args> && ...),
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
-                "global(mode), after an optional strategy and an optional pl::range");
+                "global(mode), after an optional strategy, pl::conflicts and pl::range");
   // Nothing below is instantiated for a kernel that cannot run: one message, not a page.
   if constexpr (std::conjunction_v<std::bool_constant<(is_loop_arg<Args> && ...)>, kernel_fits<K, Args...>>) {
-    run_checked(k, set, s, r, args...);
+    run_checked(k, set, s, c, r, args...);
   }
 }
 
 template <class K, class... Args>
-void run_checked(const K& k, const Set& set, const strategy& s, range r, const Args&... args) {
+void run_checked(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args) {
   check_loop(k.name(), set, r, args...);
   // The same strategies are refused on every backend, the host included.
   check_strategy(s);
@@ -209,7 +212,7 @@ void run_checked(const K& k, const Set& set, const strategy& s, range r, const A
       kernel_ir(k, args...);
       run_on_host(k, r, args...);
     } else {
-      launch_on_device(*rt.state()->backend, k, s, r, args...);
+      launch_on_device(*rt.state()->backend, k, s, c, r, args...);
     }
     k.cache().count_launch();
   };
@@ -226,12 +229,17 @@ void run_checked(const K& k, const Set& set, const strategy& s, range r, const A
 
 template <class K, class S, class... Rest>
   requires is_strategy<S>
-void run_loop(const K& k, const Set& set, const strategy&, range r, const S& s, const Rest&... rest) {
-  run_loop(k, set, strategy(s), r, rest...);
+void run_loop(const K& k, const Set& set, const strategy&, conflicts c, range r, const S& s, const Rest&... rest) {
+  run_loop(k, set, strategy(s), c, r, rest...);
 }
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, const strategy& s, range, const range& r, const Rest&... rest) {
-  run_loop(k, set, s, r, rest...);
+void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range, const range& r, const Rest&... rest) {
+  run_loop(k, set, s, c, r, rest...);
+}
+template <class K, class... Rest>
+void run_loop(const K& k, const Set& set, const strategy& s, conflicts, range r, const conflicts& c,
+              const Rest&... rest) {
+  run_loop(k, set, s, c, r, rest...);
 }
 
 }  // namespace detail
@@ -240,6 +248,7 @@ void run_loop(const K& k, const Set& set, const strategy& s, range, const range&
 //   par_loop(k, set, args...)
 //   par_loop(k, set, pl::range{start, end}, args...)      elements [start, end) only
 //   par_loop(k, set, pl::chunked{16, 64}, args...)        this launch strategy, not the runtime's default
+//   par_loop(k, set, pl::conflicts::colors, args...)      a launch per colour, not atomics (see core/conflicts.hpp)
 // Arguments: dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), in the order
 // the kernel takes them.
 template <class K, class... Rest>
@@ -247,7 +256,7 @@ template <class K, class... Rest>
 void par_loop(const K& k, const Set& set, const Rest&... rest) {
   const Runtime& rt = set.runtime();
   const strategy& s = (detail::is_reduction<Rest> || ...) ? rt.default_reduction_strategy() : rt.default_strategy();
-  detail::run_loop(k, set, s, range{0, set.size()}, rest...);
+  detail::run_loop(k, set, s, rt.default_conflicts(), range{0, set.size()}, rest...);
 }
 
 }  // namespace parloop
