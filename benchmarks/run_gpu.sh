@@ -3,16 +3,17 @@
 # The whole GPU run, on a machine with an NVIDIA GPU: configure against the carried
 # dependencies (tools/carry_deps.sh fills .deps/ beforehand), build, run the GPU tests (the
 # suite on CUDA), compute-sanitizer memcheck and racecheck over the CUDA tests, the examples on
-# CUDA, the rest of the suite, and the benchmarks (CUDA, and OpenCL on every OpenCL device).
+# CUDA, the rest of the suite, the benchmarks (CUDA, and OpenCL on every OpenCL device) and Airfoil
+# against hand-written CUDA (bench_airfoil).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
-# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench (default: all)
+# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil (default: all)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-run}
 mkdir -p "$out"
 build="$root/build-gpu"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil)
 status=0
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
@@ -60,7 +61,7 @@ for step in "${steps[@]}"; do
       done
       # Airfoil at OP2's size: both kinds of kernels, atomics and colours; then the per-kernel
       # table (PARLOOP_STATS times each loop to its end, so it runs apart from the timed runs).
-      for conflicts in atomics colors; do
+      for conflicts in atomics colors blocks; do
         for kernels in dsl c; do
           log="$out/example-airfoil-$kernels-$conflicts.log"
           PARLOOP_BACKEND=cuda PARLOOP_CONFLICTS=$conflicts "$build/examples/airfoil/airfoil" --kernels $kernels >"$log" 2>&1
@@ -90,6 +91,14 @@ for step in "${steps[@]}"; do
           >"$out/bench-startup-opencl-${dev/:/-}.txt" 2>&1 || status=1
         grep -E 'ratio' "$out/bench-startup-opencl-${dev/:/-}.txt" | sed "s/^/startup on OpenCL $dev: /" >>"$summary"
       done
+      ;;
+    bench-airfoil)
+      # Airfoil at OP2's size: parloop's variants against hand-written CUDA, whole iterations and
+      # per loop; the plot is made from the CSV where matplotlib is (benchmarks/plot_airfoil.py).
+      "$build/benchmarks/bench_airfoil" --csv "$out/bench-airfoil.csv" 2>&1 | tee "$out/bench-airfoil.txt"
+      rc=${PIPESTATUS[0]}
+      [ $rc -eq 0 ] || status=1
+      note "bench airfoil: exit $rc -- $(grep -E '^best parloop|^WRONG|memory floor:' "$out/bench-airfoil.txt" | tr '\n' ' ')"
       ;;
     *) echo "unknown step '$step'"; exit 2 ;;
   esac

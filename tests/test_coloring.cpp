@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Loops run a colour at a time (pl::conflicts::colors): the colouring (every element once, no
-// two of a colour meeting at a target, more than 32 colours too), the generated code (plain
-// stores, elements from the order), and loops that combine through maps on the device under
-// test against the host backend, with every strategy.
+// Loops run a colour at a time (pl::conflicts::colors) or with OP2's two-level plan
+// (pl::conflicts::blocks): the colouring (every element once, no two of a colour meeting at a
+// target, more than 32 colours too), the plan (blocks and elements within them coloured, the
+// staging places), the generated code (plain stores, elements from the order or the plan),
+// and loops that combine through maps on the device under test against the host backend,
+// with every strategy.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -90,6 +92,65 @@ TEST_CASE("a colouring goes past 32 colours where elements meet at one target", 
   check_coloring(*c, 0, 100, through);
 }
 
+TEST_CASE("a two-level plan: blocks of a colour, and elements of a colour within a block, never meet; staging "
+          "places lead to the targets",
+          "[coloring][plan]") {
+  namespace d = pl::detail;
+  pl::transfer_stats transfers;
+  const int n = 3000, targets = 400, block = 64;
+  const std::vector<pl::index_t> edges = random_map(n, targets, 2), other = random_map(n, 70, 3);
+  // Slots 0 and 1 of `edges` into one dat (one group, both slots), slot 2 of `other` into another.
+  const std::vector<d::combined_targets> through{
+      {edges, 2, 0, 0, 0, targets}, {edges, 2, 1, 1, 0, targets}, {other, 3, 2, 2, 1, 70}};
+  const std::vector<d::staged_group> groups{{edges, 2, targets, 0b11}, {other, 3, 70, 0b100}};
+  for (const auto& [start, end] : {std::pair{0, n}, std::pair{100, 2345}, std::pair{5, 6}, std::pair{9, 9}}) {
+    INFO("range [" << start << ", " << end << ")");
+    const auto plan = d::plan_blocks(start, end, block, through, groups, transfers);
+    const std::vector<std::int32_t>& p = plan->ints;
+    const int blocks = (end - start + block - 1) / block;
+    REQUIRE(plan->offsets.back() == blocks);
+    REQUIRE(p[d::plan_start] == start);
+    const int stride = p[d::plan_info_stride];
+    const auto info = [&](int b, int field) { return p[static_cast<std::size_t>(p[d::plan_block_info] + b * stride + field)]; };
+    std::vector<int> seen(static_cast<std::size_t>(blocks), 0);
+    for (int colour = 0; colour < plan->colors(); ++colour) {
+      std::set<std::pair<int, pl::index_t>> reached_by_colour;
+      for (auto pos = plan->offsets[static_cast<std::size_t>(colour)]; pos < plan->offsets[static_cast<std::size_t>(colour) + 1]; ++pos) {
+        const int b = p[static_cast<std::size_t>(p[d::plan_block_order] + pos)];
+        ++seen[static_cast<std::size_t>(b)];
+        const int first = info(b, d::info_first), count = info(b, d::info_count);
+        REQUIRE(first == start + b * block);
+        REQUIRE(count == std::min(block, end - first));
+        std::set<std::pair<int, pl::index_t>> of_block;
+        std::vector<std::set<std::pair<int, pl::index_t>>> by_thread_colour(static_cast<std::size_t>(info(b, d::info_colors)));
+        for (int e = first; e < first + count; ++e) {
+          const int tc = p[static_cast<std::size_t>(p[d::plan_thread_color] + (e - start))];
+          REQUIRE((tc >= 0 && tc < info(b, d::info_colors)));
+          std::set<std::pair<int, pl::index_t>> mine;
+          d::for_each_target(through, e, [&](std::size_t space, std::size_t t) { mine.insert({static_cast<int>(space), static_cast<pl::index_t>(t)}); });
+          for (const auto& t : mine) {
+            REQUIRE(by_thread_colour[static_cast<std::size_t>(tc)].insert(t).second);
+            of_block.insert(t);
+          }
+          // Each used slot's staging place holds its target.
+          for (std::size_t g = 0; g < groups.size(); ++g) {
+            for (int j = 0; j < groups[g].arity; ++j) {
+              if (((groups[g].slots >> j) & 1u) == 0) continue;
+              const int place = p[static_cast<std::size_t>(p[d::plan_local(static_cast<int>(g))] + (e - start) * groups[g].arity + j)];
+              REQUIRE((place >= 0 && place < info(b, d::info_targets_count(static_cast<int>(g)))));
+              const int target = p[static_cast<std::size_t>(p[d::plan_targets(static_cast<int>(g))] +
+                                                            info(b, d::info_targets_start(static_cast<int>(g))) + place)];
+              REQUIRE(target == groups[g].values[static_cast<std::size_t>(e) * static_cast<std::size_t>(groups[g].arity) + static_cast<std::size_t>(j)]);
+            }
+          }
+        }
+        for (const auto& t : of_block) REQUIRE(reached_by_colour.insert(t).second);
+      }
+    }
+    for (const int s : seen) REQUIRE(s == 1);
+  }
+}
+
 TEST_CASE("a coloured kernel stores plainly and takes its elements from the order", "[coloring][codegen]") {
   const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
   const pl::Set cells(host, 10), edges(host, 12);
@@ -103,13 +164,20 @@ TEST_CASE("a coloured kernel stores plainly and takes its elements from the orde
   const auto ir = k.traced(w(pl::READ), r(pl::INC, e2c));
   for (const auto dialect : {pl::codegen::dialect_kind::opencl, pl::codegen::dialect_kind::cuda}) {
     const auto plain = pl::exec::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {});
-    const auto colored = pl::exec::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.colored = true});
+    const auto colored = pl::exec::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(plain.code.text, Catch::Contains("pl_atomic_add"));
     CHECK_THAT(colored.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_e = pl_order[pl_p]"));
     CHECK(colored.layout.back().role == pl::codegen::buffer_role::order);
     // A coloured loop's elements are not side by side: no vectors.
-    const auto vectors = pl::exec::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.colored = true});
+    const auto vectors = pl::exec::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(vectors.code.text, !Catch::Contains("pl_vec"));
+    // A two-level plan stages in local memory, a block of 128 work-items, each adding 2 slots.
+    const auto blocks = pl::exec::make_source(*ir, dialect, pl::grid_stride{128, 4}, {.writes = pl::conflicts::blocks});
+    CHECK_THAT(blocks.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_stage0[256]") &&
+                                     Catch::Contains("pl_plan"));
+    CHECK(blocks.block == 128);
+    CHECK(blocks.grid(10, 25, {}) == 15);  // a work-group per block of the colour
+    CHECK(blocks.layout.back().role == pl::codegen::buffer_role::plan);
   }
 }
 
@@ -166,12 +234,15 @@ TEST_CASE("loops that combine through maps give the host's results coloured, wit
     const result want = run(host, range);
     for (const pl::strategy& s : strategies) {
       INFO(pl::to_string(s) << " over [" << range.start << ", " << range.end << ") on " << device.device_name());
-      const result got = run(device, range, s, pl::conflicts::colors);
-      same(got, want);
-      // No atomics: each target's sum in the same order every time, to the bit.
-      const result again = run(device, range, pl::conflicts::colors, s);
-      CHECK(again.r == got.r);
-      CHECK(again.o == got.o);
+      for (const pl::conflicts c : {pl::conflicts::colors, pl::conflicts::blocks}) {
+        INFO(pl::to_string(c));
+        const result got = run(device, range, s, c);
+        same(got, want);
+        // No atomics: each target's sum in the same order every time, to the bit.
+        const result again = run(device, range, c, s);
+        CHECK(again.r == got.r);
+        CHECK(again.o == got.o);
+      }
     }
   }
 

@@ -55,21 +55,22 @@ int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* com
   std::vector<std::vector<cg::generated_source>> batches(1);
   for (std::size_t i = 0; i < collected.size(); ++i) {
     pl::ir::kernel k = collected[i];
-    // A kernel that combines through maps is compiled coloured too (conflicts::colors).
-    const bool combines = cg::combines_through_maps(k);
+    // A kernel that combines through maps is compiled coloured and with a two-level plan too.
+    std::vector<pl::conflicts> ways{pl::conflicts::atomics};
+    if (cg::combines_through_maps(k)) ways.insert(ways.end(), {pl::conflicts::colors, pl::conflicts::blocks});
+    const auto generated = [&](pl::conflicts c) {
+      return cg::generate(k, dialect, pl::exec::for_kernel(k, s, c), {.writes = c});
+    };
     if (!k.raw_source.empty()) {
       // Its C function is called by name: it cannot be renamed into a batch.
-      single.push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s)));
-      if (combines) single.push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s, true), {.colored = true}));
+      for (const pl::conflicts c : ways) single.push_back(generated(c));
       continue;
     }
     const std::string name = k.name + "_" + std::to_string(i);
-    k.name = name;
-    if (batches.back().size() >= 100) batches.emplace_back();
-    batches.back().push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s)));
-    if (combines) {
-      k.name = name + "_colored";
-      batches.back().push_back(cg::generate(k, dialect, pl::exec::for_kernel(k, s, true), {.colored = true}));
+    for (const pl::conflicts c : ways) {
+      k.name = c == pl::conflicts::atomics ? name : name + "_" + std::string(pl::to_string(c));
+      if (batches.back().size() >= 100) batches.emplace_back();
+      batches.back().push_back(generated(c));
     }
   }
   int failed = 0;

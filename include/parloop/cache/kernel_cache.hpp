@@ -38,13 +38,13 @@ inline std::atomic<ir_observer>& ir_observer_slot() {
 }
 inline void set_ir_observer(ir_observer observer) { ir_observer_slot().store(observer); }
 
-// One signature's kernel built on one backend for one strategy, coloured or not.
+// One signature's kernel built on one backend for one strategy and way of keeping combining
+// writes apart.
 struct compiled_kernel {
-  compiled_kernel(std::uint64_t backend_id, const strategy& s, bool is_colored)
-      : backend(backend_id), launch(s), colored(is_colored) {}
+  compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c) : backend(backend_id), launch(s), writes(c) {}
   const std::uint64_t backend;
   const strategy launch;
-  const bool colored;
+  const conflicts writes;
   // Null while being built; reset when the backend closes. Guarded by the cache's mutex, except
   // that a launch on this backend reads it once published.
   std::unique_ptr<launcher> loaded;
@@ -108,17 +108,18 @@ class kernel_cache {
     return *e;
   }
 
-  // The entry's kernel on this backend for this strategy, for a loop run a colour at a time
-  // or not (codegen::options::colored), built on first use: the strategy makes the source and
-  // the backend builds it.
-  launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s, bool colored = false) {
+  // The entry's kernel on this backend for this strategy and way of keeping combining writes
+  // apart (codegen::options::writes), built on first use: the strategy makes the source and the
+  // backend builds it.
+  launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s,
+                         conflicts writes = conflicts::atomics) {
     std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
     if (compiled_kernel* c = slot.load(std::memory_order_acquire);
-        c != nullptr && c->backend == device.id() && c->colored == colored && c->launch == s) {
+        c != nullptr && c->backend == device.id() && c->writes == writes && c->launch == s) {
       stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
       return *c->loaded;
     }
-    return find_or_build(e, device, s, colored, slot);
+    return find_or_build(e, device, s, writes, slot);
   }
 
   // A par_loop call that ran (on any backend; an empty range too).
@@ -191,11 +192,11 @@ class kernel_cache {
     return nullptr;
   }
 
-  launcher& find_or_build(signature_entry& e, device_backend& device, const strategy& s, bool colored,
+  launcher& find_or_build(signature_entry& e, device_backend& device, const strategy& s, conflicts writes,
                           std::atomic<compiled_kernel*>& slot) {
     store& st = *store_;
     const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) {
-      return c->backend == device.id() && c->colored == colored && c->launch == s;
+      return c->backend == device.id() && c->writes == writes && c->launch == s;
     };
     std::unique_lock lock(st.mutex);
     while (true) {
@@ -208,13 +209,13 @@ class kernel_cache {
       }
       st.changed.wait(lock);
     }
-    e.compiled.push_back(std::make_unique<compiled_kernel>(device.id(), s, colored));
+    e.compiled.push_back(std::make_unique<compiled_kernel>(device.id(), s, writes));
     compiled_kernel* c = e.compiled.back().get();
     lock.unlock();
     std::unique_ptr<launcher> loaded;
     try {
       codegen::options options = device.codegen_options();
-      options.colored = colored;
+      options.writes = writes;
       loaded = build_or_load(device, exec::make_source(*e.ir, device.dialect(), s, options), e.ir->name);
       if (codegen::checks_indices(*e.ir, options)) device.index_errors().name(e.ir->name);
       device.adopt(store_);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,8 @@
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/codegen/writer.hpp"
+#include "parloop/core/block_plan.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/written_first.hpp"
@@ -47,7 +50,12 @@ inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
 class emitter {
  public:
   emitter(const ir::kernel& k, const dialect& d, const strategy& s, const options& o = {})
-      : k_(k), d_(d), strategy_(s), checked_(checks_indices(k, o)), colored_(o.colored) {}
+      : k_(k),
+        d_(d),
+        strategy_(s),
+        checked_(checks_indices(k, o)),
+        writes_(o.writes),
+        colored_(o.writes == conflicts::colors) {}
 
   std::string emit() {
     source_writer kernel;
@@ -80,6 +88,12 @@ class emitter {
 
   bool raw() const { return !k_.raw_source.empty(); }
   std::string local(ir::id l) const { return "l_" + k_.locals.at(l).name; }
+
+  // Whether p's combining writes are staged in local memory (conflicts::blocks).
+  bool staged(const ir::param& p) const {
+    return writes_ == conflicts::blocks && (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) &&
+           (p.mode == access::inc || p.mode == access::min || p.mode == access::max);
+  }
 
   holding holding_of(const ir::param& p) const {
     if (is_global_reduction(p)) return holding::partial;
@@ -275,10 +289,11 @@ class emitter {
     }
   }
 
-  // Before the body: pointers, private copies and their old values.
+  // Before the body: pointers, private copies and their old values. A staged argument's private
+  // copy is the block's (block_elements).
   void gather(source_writer& w, std::size_t i, const ir::param& p) {
     const holding h = holding_of(p);
-    if (h == holding::partial || h == holding::constant) return;
+    if (h == holding::partial || h == holding::constant || staged(p)) return;
     if (h == holding::in_place) {
       w.line("{} const arg{} = data{} + ({})pl_e * {};", d_.buffer(p.type, p.mode == access::read), i, p.data,
              index_type(), p.dim);
@@ -306,7 +321,7 @@ class emitter {
 
   // After the body: private copies go back to their buffers.
   void scatter(source_writer& w, std::size_t i, const ir::param& p) {
-    if (holding_of(p) != holding::private_copy || p.mode == access::read) return;
+    if (holding_of(p) != holding::private_copy || p.mode == access::read || staged(p)) return;
     // Through a map several work-items can reach one element: INC, MIN and MAX combine
     // atomically, unless the loop runs a colour at a time, whose elements reach distinct targets.
     const bool shared = (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) && !colored_;
@@ -348,7 +363,7 @@ class emitter {
 
   void kernel_definition(source_writer& w) {
     std::string params = "const int pl_start, const int pl_end";
-    for (const kernel_buffer& b : buffers(k_, options{.check_indices = checked_, .colored = colored_})) {
+    for (const kernel_buffer& b : buffers(k_, options{.check_indices = checked_, .writes = writes_})) {
       type(b.type);  // a double buffer needs fp64, even if the body has no double literal
       switch (b.role) {
         case buffer_role::data: params += fmt::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index); break;
@@ -361,6 +376,7 @@ class emitter {
           params += fmt::format(",\n    {} pl_index_errors", d_.buffer(b.type, false));
           break;
         case buffer_role::order: params += fmt::format(",\n    {} pl_order", d_.buffer(b.type, true)); break;
+        case buffer_role::plan: params += fmt::format(",\n    {} pl_plan", d_.buffer(b.type, true)); break;
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
@@ -378,7 +394,8 @@ class emitter {
       const std::string start = identity(p.mode, p.type);
       for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
     }
-    elements(w);
+    if (writes_ == conflicts::blocks) block_elements(w);
+    else elements(w);
     reduce_in_groups(w);
     w.close();
   }
@@ -499,7 +516,8 @@ class emitter {
     }
     if (reductions.empty()) return;
     const int block = parloop::detail::block_size(strategy_);
-    w.line("const int pl_local = {};", d_.local_id());
+    // A two-level plan's kernel has it already.
+    if (writes_ != conflicts::blocks) w.line("const int pl_local = {};", d_.local_id());
     for (const std::size_t i : reductions) {
       const ir::param& p = k_.params[i];
       const int slots = by_warps(block) ? block / d_.warp_size() : block;
@@ -657,6 +675,123 @@ class emitter {
         strategy_);
   }
 
+  // The staged arguments of a two-level plan, grouped as exec/colors.hpp groups them: each
+  // distinct (dat, map, mode), in parameter order, with the slots its arguments use.
+  struct stage_group {
+    const ir::param* first;
+    int slots = 0;
+    std::uint64_t slot_bits = 0;
+    std::vector<std::size_t> params;
+  };
+  std::vector<stage_group> stage_groups() const {
+    std::vector<stage_group> groups;
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const ir::param& p = k_.params[i];
+      if (!staged(p)) continue;
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const stage_group& x) {
+        return x.first->data == p.data && x.first->map == p.map && x.first->mode == p.mode;
+      });
+      if (g == groups.end()) g = groups.insert(groups.end(), stage_group{&p, 0, 0, {}});
+      for (int j = 0; j < p.arity; ++j) {
+        if (p.kind == arg_kind::whole_map || j == p.slot) g->slot_bits |= std::uint64_t{1} << j;
+      }
+      g->params.push_back(i);
+    }
+    for (stage_group& g : groups) g.slots = std::popcount(g.slot_bits);
+    return groups;
+  }
+
+  // conflicts::blocks, OP2's two-level plan (core/block_plan.hpp): the work-group runs block
+  // pl_block, the launch's range being positions in the plan's block order, a work-item per
+  // element. Each staged group has the block's copy of its distinct targets in local memory
+  // (at most block * slots of them), starting at the identity. The elements run the body with
+  // private staged copies; then the block's element colours take turns adding them into the
+  // local copy (a barrier between turns: no two elements of a colour share a target); then the
+  // work-group combines the local copy with the dat, plainly, since no other block of this
+  // launch reaches those targets.
+  void block_elements(source_writer& w) {
+    using namespace parloop::detail;  // the plan's layout
+    const std::string_view index = index_type();
+    const int block = parloop::detail::block_size(strategy_);
+    const std::vector<stage_group> groups = stage_groups();
+    w.line("const int pl_local = {};", d_.local_id());
+    w.line("const int pl_block = pl_plan[pl_plan[{}] + pl_start + (int){}];", static_cast<int>(plan_block_order),
+           d_.group_id());
+    w.line("const int pl_info = pl_plan[{}] + pl_block * pl_plan[{}];", static_cast<int>(plan_block_info),
+           static_cast<int>(plan_info_stride));
+    w.line("const int pl_count = pl_plan[pl_info + {}];", info_count);
+    w.line("const {} pl_first = ({})pl_plan[pl_info + {}];", index, index, info_first);
+    w.line("const {} pl_me = pl_first - ({})pl_plan[{}] + pl_local;", index, index, static_cast<int>(plan_start));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const ir::param& p = *groups[g].first;
+      const int size = block * groups[g].slots * p.dim;
+      w.line("{};", d_.local_array(type(p.type), fmt::format("pl_stage{}", g), size));
+      features_.group_memory += static_cast<std::size_t>(size) * ir::size_of(p.type);
+      w.line("const int pl_targets{} = pl_plan[pl_info + {}];", g, info_targets_count(static_cast<int>(g)));
+      w.line("for (int pl_t = pl_local; pl_t < pl_targets{} * {}; pl_t += {}) pl_stage{}[pl_t] = {};", g, p.dim, block, g,
+             identity(p.mode, p.type));
+    }
+    for (const stage_group& g : groups) {
+      for (const std::size_t i : g.params) {
+        const ir::param& p = k_.params[i];
+        declare_private(w, i, p);
+        const std::string start = identity(p.mode, p.type);
+        for_elements(
+            w, i, p, [&](const std::string& mine, const std::string&) { return fmt::format("{} = {};", mine, start); },
+            false);
+      }
+    }
+    w.line("{}", d_.barrier());
+    w.open("if (pl_local < pl_count)");
+    // Only arguments reached through pl_e need it, and an unused variable is a warning.
+    if (std::any_of(k_.params.begin(), k_.params.end(),
+                    [&](const ir::param& p) { return p.kind != arg_kind::global && !staged(p); })) {
+      w.line("const {} pl_e = pl_first + pl_local;", index);
+    }
+    element(w, {}, 0);
+    w.close();
+    w.line("const int pl_color = pl_local < pl_count ? pl_plan[pl_plan[{}] + pl_me] : -1;",
+           static_cast<int>(plan_thread_color));
+    w.open("for (int pl_c = 0; pl_c < pl_plan[pl_info + {}]; ++pl_c)", info_colors);
+    w.open("if (pl_color == pl_c)");
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      for (const std::size_t i : groups[g].params) {
+        const ir::param& p = k_.params[i];
+        const std::string stage = fmt::format("pl_stage{}", g);
+        const auto add = [&](const std::string& slot, const auto& mine_of) {
+          w.line("const int pl_place = pl_plan[pl_plan[{}] + pl_me * {} + {}];", plan_local(static_cast<int>(g)), p.arity, slot);
+          for_components(w, p.dim, [&](const std::string& k) {
+            return combine(p, fmt::format("{}[pl_place * {} + {}]", stage, p.dim, k), mine_of(k));
+          });
+        };
+        if (p.kind == arg_kind::whole_map) {
+          w.open("for (int pl_j = 0; pl_j < {}; ++pl_j)", p.arity);
+          add("pl_j", [&](const std::string& k) {
+            return raw() ? fmt::format("arg{}[pl_j * {} + {}]", i, p.dim, k) : fmt::format("arg{}[pl_j][{}]", i, k);
+          });
+          w.close();
+        } else {
+          w.open("");
+          add(std::to_string(p.slot), [&](const std::string& k) { return fmt::format("arg{}[{}]", i, k); });
+          w.close();
+        }
+      }
+    }
+    w.close();
+    w.line("{}", d_.barrier());
+    w.close();
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const ir::param& p = *groups[g].first;
+      w.open("for (int pl_t = pl_local; pl_t < pl_targets{}; pl_t += {})", g, block);
+      w.line("const {} pl_at = ({})pl_plan[pl_plan[{}] + pl_plan[pl_info + {}] + pl_t] * {};", index, index,
+             plan_targets(static_cast<int>(g)), info_targets_start(static_cast<int>(g)), p.dim);
+      for_components(w, p.dim, [&](const std::string& k) {
+        return combine(p, fmt::format("data{}[pl_at + {}]", p.data, k), fmt::format("pl_stage{}[pl_t * {} + {}]", g, p.dim, k));
+      });
+      w.close();
+    }
+  }
+
   // Helpers are guarded so that several generated sources can be compiled as one.
   void helpers(source_writer& w) {
     const auto guarded = [&](const std::string& name, auto&& define) {
@@ -697,6 +832,7 @@ class emitter {
   const dialect& d_;
   const strategy& strategy_;
   const bool checked_;
+  const conflicts writes_;
   const bool colored_;
   features features_;
   std::set<std::pair<ir::op, ir::scalar_type>> minmax_;

@@ -14,6 +14,7 @@
 
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg_kind.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::codegen {
@@ -25,11 +26,13 @@ enum class buffer_role : std::uint8_t {
   groups_done,  // how many work-groups have stored their partials; the last one finishes
   index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
   order,         // a coloured loop's elements in colour order: the launch's range indexes it
+  plan,          // a two-level plan (core/block_plan.hpp): blocks, their colours and staging
 };
 
 // Buffers that no par_loop argument supplies: the launch provides them.
 constexpr bool launch_provided(buffer_role r) {
-  return r == buffer_role::groups_done || r == buffer_role::index_errors || r == buffer_role::order;
+  return r == buffer_role::groups_done || r == buffer_role::index_errors || r == buffer_role::order ||
+         r == buffer_role::plan;
 }
 
 // How the source is written, besides its dialect and strategy.
@@ -37,10 +40,11 @@ struct options {
   // Indices the kernel computes are checked against their bound on the device (constant ones
   // were checked while tracing).
   bool check_indices = true;
-  // The loop runs a colour at a time (conflicts::colors): its range is positions in the order
-  // buffer, and its combining writes through maps are plain. Only for a kernel that
-  // combines_through_maps.
-  bool colored = false;
+  // How combining writes through maps are kept apart; other than atomics only for a kernel that
+  // combines_through_maps. colors: the range is positions in the order buffer, and the writes
+  // are plain. blocks: the range is positions in the plan's block order, a work-group per block,
+  // and the writes are staged in local memory.
+  conflicts writes = conflicts::atomics;
 
   friend bool operator==(const options&, const options&) = default;
 };
@@ -99,7 +103,7 @@ constexpr bool is_global_reduction(const ir::param& p) {
 // Each distinct dat or global once (read-only if every argument on it is READ), then each
 // distinct map, then the partials of each global reduction and the counter that tells the last
 // work-group to combine them with the global's value, then the index checks' record, then a
-// coloured loop's order.
+// coloured loop's order or a two-level plan.
 inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o = {}) {
   std::vector<kernel_buffer> out;
   const int n = static_cast<int>(k.params.size());
@@ -133,7 +137,8 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
   }
   if (any_reduction) out.push_back({buffer_role::groups_done, 0, -1, ir::scalar_type::int32, 1, false});
   if (checks_indices(k, o)) out.push_back({buffer_role::index_errors, 0, -1, ir::scalar_type::int32, 1, false});
-  if (o.colored) out.push_back({buffer_role::order, 0, -1, ir::scalar_type::int32, 1, true});
+  if (o.writes == conflicts::colors) out.push_back({buffer_role::order, 0, -1, ir::scalar_type::int32, 1, true});
+  if (o.writes == conflicts::blocks) out.push_back({buffer_role::plan, 0, -1, ir::scalar_type::int32, 1, true});
   return out;
 }
 

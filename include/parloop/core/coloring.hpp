@@ -4,9 +4,11 @@
 // device runs a colour per launch.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -43,58 +45,84 @@ struct coloring {
   int colors() const { return static_cast<int>(offsets.size()) - 1; }
 };
 
-// Greedy, in element order, 32 colours per pass as OP2 colours: each target keeps a bit per
-// colour of the pass that reaches it; an element takes the lowest colour none of its targets
-// has, or waits for the next pass when all 32 are taken.
-inline std::vector<index_t> color_counts_and_colors(index_t start, index_t end, std::span<const combined_targets> through,
-                                                    std::vector<int>& color) {
-  int spaces = 0;
-  for (const combined_targets& t : through) spaces = std::max(spaces, t.space + 1);
-  std::vector<std::vector<std::uint32_t>> taken(static_cast<std::size_t>(spaces));
-  for (const combined_targets& t : through) taken[static_cast<std::size_t>(t.space)].resize(static_cast<std::size_t>(t.space_size));
-  color.assign(static_cast<std::size_t>(end - start), -1);
-  std::vector<index_t> waiting(static_cast<std::size_t>(end - start));
-  for (index_t e = start; e < end; ++e) waiting[static_cast<std::size_t>(e - start)] = e;
-  std::vector<index_t> counts;
-  const auto target = [](const combined_targets& t, index_t e, int j) {
-    return static_cast<std::size_t>(t.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(t.arity) + static_cast<std::size_t>(j)]);
-  };
+// A greedy colouring of `count` items, in order, 32 colours per pass as OP2 colours: each target
+// keeps a bit per colour of the pass that reaches it; an item takes the lowest colour none of
+// its targets has, or waits for the next pass when all 32 are taken. `targets(i, visit)` calls
+// visit(space, target) for each target of item i, target < space_sizes[space]. Returns each
+// item's colour; `counts` gets the items per colour, none empty.
+template <class Targets>
+std::vector<int> greedy_colors(std::size_t count, std::span<const std::size_t> space_sizes, Targets&& targets,
+                               std::vector<index_t>& counts) {
+  std::vector<std::vector<std::uint32_t>> taken(space_sizes.size());
+  for (std::size_t s = 0; s < space_sizes.size(); ++s) taken[s].resize(space_sizes[s]);
+  std::vector<int> color(count, -1);
+  std::vector<std::size_t> waiting(count), next;
+  for (std::size_t i = 0; i < count; ++i) waiting[i] = i;
+  counts.clear();
   for (int pass = 0; !waiting.empty(); ++pass) {
     for (auto& bits : taken) std::fill(bits.begin(), bits.end(), 0u);
-    std::vector<index_t> next;
-    for (const index_t e : waiting) {
+    next.clear();
+    for (const std::size_t i : waiting) {
       std::uint32_t used = 0;
-      for (const combined_targets& t : through) {
-        for (int j = t.first_slot; j <= t.last_slot; ++j) used |= taken[static_cast<std::size_t>(t.space)][target(t, e, j)];
-      }
+      targets(i, [&](std::size_t space, std::size_t t) { used |= taken[space][t]; });
       if (used == ~0u) {
-        next.push_back(e);
+        next.push_back(i);
         continue;
       }
       const int c = std::countr_one(used);
-      for (const combined_targets& t : through) {
-        for (int j = t.first_slot; j <= t.last_slot; ++j) taken[static_cast<std::size_t>(t.space)][target(t, e, j)] |= 1u << c;
-      }
+      targets(i, [&](std::size_t space, std::size_t t) { taken[space][t] |= 1u << c; });
       const int colour = 32 * pass + c;
-      color[static_cast<std::size_t>(e - start)] = colour;
+      color[i] = colour;
       if (counts.size() <= static_cast<std::size_t>(colour)) counts.resize(static_cast<std::size_t>(colour) + 1, 0);
       ++counts[static_cast<std::size_t>(colour)];
     }
     waiting.swap(next);
   }
-  return counts;
+  return color;
 }
 
-// Colours [start, end): the elements sorted by colour (a counting sort, stable).
+// Calls visit(space, target) for each target element e combines into.
+template <class Visit>
+void for_each_target(std::span<const combined_targets> through, index_t e, Visit&& visit) {
+  for (const combined_targets& t : through) {
+    for (int j = t.first_slot; j <= t.last_slot; ++j) {
+      visit(static_cast<std::size_t>(t.space),
+            static_cast<std::size_t>(t.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(t.arity) + static_cast<std::size_t>(j)]));
+    }
+  }
+}
+
+// The size of each target space.
+inline std::vector<std::size_t> space_sizes(std::span<const combined_targets> through) {
+  std::vector<std::size_t> sizes;
+  for (const combined_targets& t : through) {
+    if (sizes.size() <= static_cast<std::size_t>(t.space)) sizes.resize(static_cast<std::size_t>(t.space) + 1, 0);
+    sizes[static_cast<std::size_t>(t.space)] = static_cast<std::size_t>(t.space_size);
+  }
+  return sizes;
+}
+
+// The positions of `color`'s items sorted by colour (a stable counting sort), and each
+// colour's offsets.
+inline std::vector<index_t> sorted_by_color(const std::vector<int>& color, const std::vector<index_t>& counts,
+                                            std::vector<index_t>& offsets) {
+  offsets.assign(counts.size() + 1, 0);
+  for (std::size_t c = 0; c < counts.size(); ++c) offsets[c + 1] = offsets[c] + counts[c];
+  std::vector<index_t> order(color.size());
+  std::vector<index_t> next(offsets.begin(), offsets.end() - 1);
+  for (std::size_t i = 0; i < color.size(); ++i) order[static_cast<std::size_t>(next[static_cast<std::size_t>(color[i])]++)] = static_cast<index_t>(i);
+  return order;
+}
+
+// Colours [start, end): its elements sorted by colour.
 inline std::shared_ptr<coloring> color_elements(index_t start, index_t end, std::span<const combined_targets> through,
                                                 transfer_stats& transfers) {
-  std::vector<int> color;
-  const std::vector<index_t> counts = color_counts_and_colors(start, end, through, color);
-  std::vector<index_t> offsets(counts.size() + 1, 0);
-  for (std::size_t c = 0; c < counts.size(); ++c) offsets[c + 1] = offsets[c] + counts[c];
-  std::vector<index_t> order(static_cast<std::size_t>(end - start));
-  std::vector<index_t> next(offsets.begin(), offsets.end() - 1);
-  for (index_t e = start; e < end; ++e) order[static_cast<std::size_t>(next[static_cast<std::size_t>(color[static_cast<std::size_t>(e - start)])]++)] = e;
+  std::vector<index_t> counts, offsets;
+  const std::vector<int> color = greedy_colors(
+      static_cast<std::size_t>(end - start), space_sizes(through),
+      [&](std::size_t i, auto&& visit) { for_each_target(through, start + static_cast<index_t>(i), visit); }, counts);
+  std::vector<index_t> order = sorted_by_color(color, counts, offsets);
+  for (index_t& e : order) e += start;
   return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
 }
 

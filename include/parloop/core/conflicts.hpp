@@ -20,22 +20,30 @@ enum class conflicts : std::uint8_t {
   // colour is a launch of its own, whose writes are plain stores: no atomics, and each target's
   // updates in an order that does not change from run to run.
   colors,
+  // OP2's two-level plan: the range is cut into blocks of a work-group's size; blocks are
+  // coloured so that no two of a colour reach one target, one launch per block colour; within a
+  // block, elements are coloured, and each colour in turn adds its increments into the block's
+  // copy of its targets in local memory, which the work-group then adds to the dat.
+  blocks,
 };
 
-constexpr std::string_view to_string(conflicts c) { return c == conflicts::atomics ? "atomics" : "colors"; }
+constexpr std::string_view to_string(conflicts c) {
+  return c == conflicts::atomics ? "atomics" : c == conflicts::colors ? "colors" : "blocks";
+}
 
 namespace detail {
 
-// PARLOOP_CONFLICTS=atomics|colors: a runtime's default; unset or empty, atomics.
+// PARLOOP_CONFLICTS=atomics|colors|blocks: a runtime's default; unset or empty, atomics.
 inline conflicts conflicts_from_environment() {
   const char* v = std::getenv("PARLOOP_CONFLICTS");
   if (v == nullptr || *v == '\0') return conflicts::atomics;
-  for (const conflicts c : {conflicts::atomics, conflicts::colors}) {
+  for (const conflicts c : {conflicts::atomics, conflicts::colors, conflicts::blocks}) {
     if (to_string(c) == v) return c;
   }
   throw argument_error(fmt::format(
-      "PARLOOP_CONFLICTS is '{}': use atomics (combining writes through maps are atomic, the default) or colors "
-      "(a launch per colour of elements that share no target)",
+      "PARLOOP_CONFLICTS is '{}': use atomics (combining writes through maps are atomic, the default), colors "
+      "(a launch per colour of elements that share no target) or blocks (OP2's two-level plan: coloured blocks, "
+      "increments staged in local memory)",
       v));
 }
 

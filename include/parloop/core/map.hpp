@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "parloop/config.hpp"
+#include "parloop/core/block_plan.hpp"
 #include "parloop/core/coloring.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
@@ -37,13 +38,18 @@ struct map_state : std::enable_shared_from_this<map_state> {
   // Map values never change: uploaded once, on first device use.
   mirrored_array array;
 
-  // The colourings of loops over ranges of `from` that combine into targets of this map (and
-  // maybe of others, held weakly: a colouring whose map has gone is never found again). Made
-  // once per range and maps, and kept: the values never change. Used by the runtime's thread.
+  // The colourings and two-level plans of loops over ranges of `from` that combine into
+  // targets of this map (and maybe of others, held weakly: one whose map has gone is never
+  // found again). Made once per range, maps and block, and kept: the values never change. Used
+  // by the runtime's thread.
   struct kept_coloring {
     index_t start, end;
     std::vector<std::pair<std::weak_ptr<const map_state>, combined_targets>> through;
+    // A plan's block size and staged groups; 0 and none for a colouring.
+    int block;
+    std::vector<staged_group> groups;
     std::shared_ptr<coloring> colors;
+    std::shared_ptr<block_plan> plan;
   };
   mutable std::vector<kept_coloring> colorings;
 

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: MIT
-// The colouring of a loop run a colour at a time (conflicts::colors): what its arguments
-// combine into through maps, coloured once per range and kept with the first such map.
+// The colouring of a loop run a colour at a time (conflicts::colors), or its two-level plan
+// (conflicts::blocks): what its arguments combine into through maps, coloured once per range
+// (and block size) and kept with the first such map.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "parloop/core/arg.hpp"
+#include "parloop/core/block_plan.hpp"
 #include "parloop/core/coloring.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/range.hpp"
+#include "parloop/error.hpp"
 
 namespace parloop::detail {
 
@@ -26,13 +32,17 @@ inline constexpr bool combines_through_map<arg<T, Dim, Mode, Kind>> =
     (Mode == access::inc || Mode == access::min || Mode == access::max);
 
 // What a loop's arguments combine into through maps, without allocating: at most one entry
-// per argument.
+// per argument. Staged groups (for a two-level plan) are the distinct (dat, map, mode) among
+// them, in argument order, as the generated kernel numbers them.
 template <std::size_t N>
 struct combined_args {
   std::array<const map_state*, N> maps{};
   std::array<combined_targets, N> through{};
   std::array<const Set*, N> sets{};
-  std::size_t count = 0, spaces = 0;
+  std::array<staged_group, N> groups{};
+  std::array<std::pair<const void*, int>, N> group_keys{};  // dat and mode
+  std::array<const map_state*, N> group_maps{};
+  std::size_t count = 0, spaces = 0, n_groups = 0;
 };
 
 // Adds the targets an argument combines into, if it does (INC, MIN, MAX through a map); a
@@ -48,6 +58,15 @@ void add_combined(const arg<T, Dim, Mode, Kind>& a, combined_args<N>& out) {
     out.maps[out.count] = &m;
     out.through[out.count++] = {m.values, m.arity, whole ? 0 : a.slot, whole ? m.arity - 1 : a.slot,
                                 static_cast<int>(space), m.to.size()};
+    const std::pair<const void*, int> key{a.data, static_cast<int>(Mode)};
+    std::size_t g = 0;
+    while (g < out.n_groups && !(out.group_keys[g] == key && out.group_maps[g] == &m)) ++g;
+    if (g == out.n_groups) {
+      out.group_keys[g] = key;
+      out.group_maps[g] = &m;
+      out.groups[out.n_groups++] = {m.values, m.arity, m.to.size(), 0};
+    }
+    for (int j = whole ? 0 : a.slot; j <= (whole ? m.arity - 1 : a.slot); ++j) out.groups[g].slots |= std::uint64_t{1} << j;
   }
 }
 
@@ -55,30 +74,60 @@ inline bool same_targets(const combined_targets& a, const combined_targets& b) {
   return a.values.data() == b.values.data() && a.arity == b.arity && a.first_slot == b.first_slot &&
          a.last_slot == b.last_slot && a.space == b.space;
 }
+inline bool same_group(const staged_group& a, const staged_group& b) {
+  return a.values.data() == b.values.data() && a.arity == b.arity && a.slots == b.slots;
+}
 
-// The colouring of [r.start, r.end) for a loop with these arguments, of which at least one
-// combines through a map. Found again without allocating.
+// The kept colouring (block 0) or plan (its block size) of [r.start, r.end) for a loop with
+// these arguments, of which at least one combines through a map; made on a miss. Found again
+// without allocating.
 template <class... Args>
   requires(combines_through_map<Args> || ...)
-coloring& coloring_for(range r, const Args&... args) {
+const map_state::kept_coloring& kept_for(range r, int block, const Args&... args) {
   combined_args<sizeof...(Args)> c;
   (add_combined(args, c), ...);
   const std::span<const combined_targets> through(c.through.data(), c.count);
+  const std::span<const staged_group> groups(c.groups.data(), block > 0 ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
   for (const map_state::kept_coloring& k : keeper.colorings) {
-    if (k.start != r.start || k.end != r.end || k.through.size() != c.count) continue;
+    if (k.start != r.start || k.end != r.end || k.block != block || k.through.size() != c.count ||
+        k.groups.size() != groups.size()) {
+      continue;
+    }
     bool same = true;
     for (std::size_t i = 0; i < c.count && same; ++i) {
       same = !k.through[i].first.expired() && k.through[i].first.lock().get() == c.maps[i] &&
              same_targets(k.through[i].second, through[i]);
     }
-    if (same) return *k.colors;
+    for (std::size_t g = 0; g < groups.size() && same; ++g) same = same_group(k.groups[g], groups[g]);
+    if (same) return k;
   }
-  map_state::kept_coloring made{r.start, r.end, {},
-                                color_elements(r.start, r.end, through, keeper.from.runtime().state()->transfers)};
+  transfer_stats& transfers = keeper.from.runtime().state()->transfers;
+  map_state::kept_coloring made{r.start, r.end, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr};
+  if (block > 0) {
+    for (const staged_group& g : groups) {
+      if (g.arity > 64) {
+        throw argument_error(fmt::format("conflicts::blocks stages through maps of arity at most 64; this loop "
+                                         "combines through one of arity {}: use conflicts::colors or atomics",
+                                         g.arity));
+      }
+    }
+    made.plan = plan_blocks(r.start, r.end, block, through, groups, transfers);
+  } else {
+    made.colors = color_elements(r.start, r.end, through, transfers);
+  }
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
   keeper.colorings.push_back(std::move(made));
-  return *keeper.colorings.back().colors;
+  return keeper.colorings.back();
+}
+
+template <class... Args>
+coloring& coloring_for(range r, const Args&... args) {
+  return *kept_for(r, 0, args...).colors;
+}
+template <class... Args>
+block_plan& plan_for(range r, int block, const Args&... args) {
+  return *kept_for(r, block, args...).plan;
 }
 
 }  // namespace parloop::detail

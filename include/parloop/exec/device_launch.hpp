@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "parloop/cache/kernel_cache.hpp"
 #include "parloop/core/arg.hpp"
@@ -40,8 +41,8 @@ arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
 template <std::size_t N>
 void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, index_t start, index_t end,
                    const std::array<arg_view, N>& views, const device_buffer* order) {
-  // The layout holds data, maps, reduction scratch, the index checks' record and the order: at
-  // most 2n + 3 buffers.
+  // The layout holds data, maps, reduction scratch, the index checks' record and an order or
+  // plan: at most 2n + 3 buffers.
   std::array<const device_buffer*, 2 * N + 3> buffers{};
   std::size_t n_buffers = 0, n_partials = 0;
   for (const codegen::kernel_buffer& b : l.layout()) {
@@ -57,7 +58,8 @@ void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, ind
       }
       case codegen::buffer_role::groups_done: bound = &device.scratch().groups_done(device); break;
       case codegen::buffer_role::index_errors: bound = &device.index_errors().record(device); break;
-      case codegen::buffer_role::order: bound = order; break;
+      case codegen::buffer_role::order:
+      case codegen::buffer_role::plan: bound = order; break;
     }
     buffers[n_buffers++] = bound;
   }
@@ -69,12 +71,23 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, con
                       const Args&... args) {
   constexpr std::size_t n = sizeof...(Args);
   signature_entry& entry = k.entry(args...);
-  // Colours matter only to a loop whose elements can meet at a target.
-  const bool colored = c == conflicts::colors && codegen::combines_through_maps(*entry.ir);
-  launcher& l = k.cache().launcher_for(entry, device, s, colored);
-  coloring* colors = nullptr;
+  // How writes are kept apart matters only to a loop whose elements can meet at a target.
+  const conflicts writes = codegen::combines_through_maps(*entry.ir) ? c : conflicts::atomics;
+  launcher& l = k.cache().launcher_for(entry, device, s, writes);
+  // The launches: the range itself, or, coloured, each colour's positions in the order (of
+  // elements, or of a plan's blocks).
+  const std::vector<index_t>* colour_offsets = nullptr;
+  mirrored_array* order = nullptr;
   if constexpr ((combines_through_map<Args> || ...)) {
-    if (colored) colors = &coloring_for(r, args...);
+    if (writes == conflicts::colors) {
+      coloring& colors = coloring_for(r, args...);
+      colour_offsets = &colors.offsets;
+      order = &colors.array;
+    } else if (writes == conflicts::blocks) {
+      block_plan& plan = plan_for(r, l.block(), args...);
+      colour_offsets = &plan.offsets;
+      order = &plan.array;
+    }
   }
   // An empty range runs nothing, and moves nothing: every global keeps its value.
   if (l.grid()(r.start, r.end, device.facts()) == 0) {
@@ -89,20 +102,19 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, con
     v.data->ensure_device(device);
     if (v.map != nullptr) v.map->ensure_device(device);
   }
-  const device_buffer* order = colors != nullptr ? &colors->array.ensure_device(device) : nullptr;
+  const device_buffer* order_buffer = order != nullptr ? &order->ensure_device(device) : nullptr;
   // Before the enqueue: once a kernel may have run, its device copies are the current ones.
   // Reductions too: they finish on the device, and the global is read back only when asked.
   for (const arg_view& v : views) {
     if (is_modified(v.mode)) v.data->device_written();
   }
-  if (colors == nullptr) {
-    enqueue_range(device, l, l.grid()(r.start, r.end, device.facts()), r.start, r.end, views, order);
+  if (colour_offsets == nullptr) {
+    enqueue_range(device, l, l.grid()(r.start, r.end, device.facts()), r.start, r.end, views, order_buffer);
   } else {
     // A launch per colour, in order, on one queue: each starts when the one before has ended.
-    for (int colour = 0; colour < colors->colors(); ++colour) {
-      const index_t start = colors->offsets[static_cast<std::size_t>(colour)];
-      const index_t end = colors->offsets[static_cast<std::size_t>(colour) + 1];
-      enqueue_range(device, l, l.grid()(start, end, device.facts()), start, end, views, order);
+    for (std::size_t colour = 0; colour + 1 < colour_offsets->size(); ++colour) {
+      const index_t start = (*colour_offsets)[colour], end = (*colour_offsets)[colour + 1];
+      enqueue_range(device, l, l.grid()(start, end, device.facts()), start, end, views, order_buffer);
     }
   }
   l.launched();

@@ -52,11 +52,15 @@ struct kernel_source {
 
 // The strategy a kernel is generated for: vectors_across_workgroups gives a loop without
 // direct arguments nothing to move as vectors, nor a coloured loop, whose elements are not
-// side by side; they run one element per work-item.
-inline strategy for_kernel(const ir::kernel& k, const strategy& s, bool colored = false) {
+// side by side; they run one element per work-item. A two-level plan runs a block of
+// elements per work-group, one per work-item, whatever the strategy's shape: only its block
+// size counts.
+inline strategy for_kernel(const ir::kernel& k, const strategy& s, conflicts writes = conflicts::atomics) {
+  if (writes == conflicts::blocks) return split_n_across_workgroups{parloop::detail::block_size(s)};
   const auto* v = std::get_if<vectors_across_workgroups>(&s);
-  if (v == nullptr || (!colored && std::any_of(k.params.begin(), k.params.end(),
-                                               [&](const ir::param& p) { return codegen::moves_as_vectors(k, p); }))) {
+  if (v == nullptr || (writes == conflicts::atomics &&
+                       std::any_of(k.params.begin(), k.params.end(),
+                                   [&](const ir::param& p) { return codegen::moves_as_vectors(k, p); }))) {
     return s;
   }
   return split_n_across_workgroups{v->block};
@@ -66,8 +70,10 @@ inline strategy for_kernel(const ir::kernel& k, const strategy& s, bool colored 
 inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& requested,
                                  const codegen::options& o = {}) {
   parloop::detail::check_strategy(requested);
-  const strategy s = for_kernel(k, requested, o.colored);
-  grid_size_functor grid = grid_size(s);
+  const strategy s = for_kernel(k, requested, o.writes);
+  // A two-level plan's launch is a work-group per block of its range (positions in the plan's
+  // block order).
+  grid_size_functor grid = o.writes == conflicts::blocks ? grid_size_functor(end() - start()) : grid_size(s);
   return {codegen::generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), codegen::buffers(k, o)};
 }
 
