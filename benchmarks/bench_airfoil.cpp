@@ -13,12 +13,13 @@
 //  - correctness: every repetition's rms after its N + 1 iterations agrees with parloop's
 //    (DSL, atomics) to 1e-9 relative, or the program fails.
 //  - per loop: the hand-written variants from cudaEvent pairs around each loop, in a repetition
-//    of their own; parloop's from its kernel statistics, which PARLOOP_STATS=1 fills by waiting
-//    for every loop -- read once per process, so this program measures them in a child process
-//    (itself, run again with --per-loop-child).
+//    of their own; parloop's by timing each loop alone, its calls of N iterations back to back on
+//    a fresh solver and then one wait (the device's time, the launches hidden behind the work
+//    but for the smallest loop).
 // Usage: bench_airfoil [--size CELLS] [--iterations N] [--csv FILE] [--no-per-loop]
 #include <parloop/parloop.hpp>
 
+#include "../examples/airfoil/arguments.hpp"
 #include "../examples/airfoil/flow.hpp"
 #include "../examples/airfoil/kernels_c.hpp"
 #include "../examples/airfoil/kernels_dsl.hpp"
@@ -27,11 +28,6 @@
 #include "../examples/airfoil/solver.hpp"
 #include "airfoil_hand.hpp"
 #include "common.hpp"
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -43,10 +39,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -112,17 +106,8 @@ constexpr std::size_t copy_bytes = std::size_t{1} << 30;
 struct loop_counts {
   std::uint64_t calls = 0;
   double seconds = 0.0;
-  std::uint64_t bytes = 0;  // as parloop declares them (exec/traffic.hpp); 0 where unknown
 };
 using loop_table = std::array<loop_counts, loop_count>;
-
-loop_table difference(const loop_table& after, const loop_table& before) {
-  loop_table d;
-  for (int i = 0; i < loop_count; ++i) {
-    d[i] = {after[i].calls - before[i].calls, after[i].seconds - before[i].seconds, after[i].bytes - before[i].bytes};
-  }
-  return d;
-}
 
 // ---- The variants behind one interface ----
 
@@ -142,10 +127,8 @@ class runner {
   virtual void synchronize() = 0;
   virtual double rms() = 0;
   virtual void stop() = 0;
-  // Per-loop counters since the solver started (hand-written: since time_loops(true)). parloop
-  // fills its times only with PARLOOP_STATS=1.
-  virtual void time_loops(bool on) = 0;
-  virtual loop_table loops() = 0;
+  // Each loop's calls in `iterations` iterations and their time, on a fresh solver.
+  virtual loop_table per_loop(int iterations) = 0;
 
  private:
   std::string name_;
@@ -169,16 +152,36 @@ class parloop_runner final : public runner {
   void synchronize() override { rt_.synchronize(); }
   double rms() override { return solver_->rms(); }
   void stop() override { solver_.reset(); }
-  void time_loops(bool) override {}
-  loop_table loops() override {
-    return std::apply([](const auto&... k) { return loop_table{counts_of(k)...}; }, kernels_);
+  // Each loop alone: after an untimed iteration on a fresh solver (copies, colourings), its
+  // calls of the iterations back to back, then one wait. The state drifts (res only grows, the
+  // rms is not reset) but stays finite, and no loop's work depends on the values.
+  loop_table per_loop(int iterations) override {
+    loop_table t;
+    for (int l = 0; l < loop_count; ++l) {
+      start();
+      iterate();
+      synchronize();
+      const std::uint64_t calls =
+          static_cast<std::uint64_t>(iterations) * static_cast<std::uint64_t>(calls_per_iteration[static_cast<std::size_t>(l)]);
+      const double seconds = median_seconds(1, [&] {
+        for (std::uint64_t c = 0; c < calls; ++c) run_loop(l);
+        synchronize();
+      });
+      t[static_cast<std::size_t>(l)] = {calls, seconds};
+      stop();
+    }
+    return t;
   }
 
  private:
-  template <class K>
-  static loop_counts counts_of(const K& k) {
-    const auto& s = k.cache().stats();
-    return {s.launches.load(), 1e-9 * static_cast<double>(s.run_ns.load()), s.bytes.load()};
+  void run_loop(int l) {
+    switch (l) {
+      case 0: solver_->save_soln(kernels_); break;
+      case 1: solver_->adt_calc(kernels_); break;
+      case 2: solver_->res_calc(kernels_); break;
+      case 3: solver_->bres_calc(kernels_); break;
+      default: solver_->update(kernels_); break;
+    }
   }
 
   pl::Runtime& rt_;
@@ -213,11 +216,15 @@ class hand_runner final : public runner {
   void synchronize() override { hand_->synchronize(); }
   double rms() override { return hand_->rms(); }
   void stop() override { hand_.reset(); }
-  void time_loops(bool on) override {
-    hand_->time_kernels(on);
+  // Event pairs around each loop of `iterations` iterations, after an untimed one.
+  loop_table per_loop(int iterations) override {
+    start();
+    iterate();
+    synchronize();
+    hand_->time_kernels(true);
     timed_iterations_ = 0;
-  }
-  loop_table loops() override {
+    for (int i = 0; i < iterations; ++i) iterate();
+    synchronize();
     const auto seconds = hand_->kernel_seconds();
     loop_table t;
     for (int i = 0; i < loop_count; ++i) {
@@ -228,8 +235,10 @@ class hand_runner final : public runner {
       }
       t[static_cast<std::size_t>(i)] = {
           timed_iterations_ * static_cast<std::uint64_t>(calls_per_iteration[static_cast<std::size_t>(i)]),
-          seconds[static_cast<std::size_t>(i)].second, 0};
+          seconds[static_cast<std::size_t>(i)].second};
     }
+    hand_->time_kernels(false);
+    stop();
     return t;
   }
 
@@ -291,20 +300,6 @@ timed_run time_iterations(runner& r, int iterations) {
   return {seconds, rms};
 }
 
-// The per-loop counters of N iterations after the untimed first, and the rms after them.
-std::pair<loop_table, double> measure_loops(runner& r, int iterations) {
-  start_primed(r);
-  r.time_loops(true);
-  const loop_table before = r.loops();
-  for (int i = 0; i < iterations; ++i) r.iterate();
-  r.synchronize();
-  const loop_table after = r.loops();
-  r.time_loops(false);
-  const double rms = r.rms();
-  r.stop();
-  return {difference(after, before), rms};
-}
-
 // ---- The memory floor ----
 
 // How many different entries of [0, count) `values` holds.
@@ -361,116 +356,6 @@ double per_iteration(const std::array<double, loop_count>& per_call) {
   return sum;
 }
 
-// ---- The child: parloop's per-loop statistics ----
-
-// Prints, per parloop variant, a line per loop ("loop", variant, loop, calls, seconds, bytes)
-// and its rms ("rms", variant, value), tab-separated, for the parent to read.
-int run_child(long long size, int iterations) {
-  if (!pl::detail::stats_enabled()) {
-    std::fprintf(stderr, "bench_airfoil --per-loop-child: PARLOOP_STATS=1 must be set: the loops are not timed\n");
-    return 1;
-  }
-  const airfoil::mesh m = airfoil::make_naca0012(size);
-  const airfoil::flow c;
-  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::cuda);
-  for (const std::unique_ptr<runner>& r : make_parloop_runners(rt, m, c)) {
-    warm_up(*r);
-    const auto [loops, rms] = measure_loops(*r, iterations);
-    for (int i = 0; i < loop_count; ++i) {
-      const loop_counts& l = loops[static_cast<std::size_t>(i)];
-      std::printf("loop\t%s\t%s\t%llu\t%.17g\t%llu\n", r->name().c_str(), loop_names[static_cast<std::size_t>(i)],
-                  static_cast<unsigned long long>(l.calls), l.seconds, static_cast<unsigned long long>(l.bytes));
-    }
-    std::printf("rms\t%s\t%.17g\n", r->name().c_str(), rms);
-    std::fflush(stdout);
-  }
-  return 0;
-}
-
-struct child_results {
-  std::map<std::string, loop_table> loops;
-  std::map<std::string, double> rms;
-};
-
-// The child found no CUDA (it exits with 77, as a skipped test does).
-struct cuda_missing : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Runs this program again (/proc/self/exe) with PARLOOP_STATS=1 and --per-loop-child, and
-// reads what it prints (its standard error too: the statistics report at its exit, and any
-// error, shown if it fails).
-child_results run_child_process(long long size, int iterations) {
-  std::vector<std::string> entries;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (!std::string_view(*e).starts_with("PARLOOP_STATS=")) entries.emplace_back(*e);
-  }
-  entries.emplace_back("PARLOOP_STATS=1");
-  std::vector<char*> envp;
-  for (std::string& e : entries) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = {"bench_airfoil",      "--per-loop-child", "--size",
-                                   std::to_string(size), "--iterations",     std::to_string(iterations)};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe2: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  if (spawned != 0) {
-    ::close(out[0]);
-    throw std::runtime_error(std::string("posix_spawn /proc/self/exe: ") + std::strerror(spawned));
-  }
-  std::string text;
-  char buffer[4096];
-  for (ssize_t got; (got = ::read(out[0], buffer, sizeof buffer)) != 0;) {
-    if (got > 0)
-      text.append(buffer, static_cast<std::size_t>(got));
-    else if (errno != EINTR)
-      break;
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 77) throw cuda_missing(text);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error("the per-loop child process failed (" +
-                             (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                                : "signal " + std::to_string(WTERMSIG(status))) +
-                             "); it printed:\n" + text);
-  }
-  child_results r;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
-    if (f.size() == 6 && f[0] == "loop") {
-      const auto at = std::find(loop_names.begin(), loop_names.end(), f[2]);
-      if (at == loop_names.end()) throw std::runtime_error("the per-loop child printed an unknown loop: " + line);
-      r.loops[f[1]][static_cast<std::size_t>(at - loop_names.begin())] = {std::stoull(f[3]), std::stod(f[4]),
-                                                                          std::stoull(f[5])};
-    } else if (f.size() == 3 && f[0] == "rms") {
-      r.rms[f[1]] = std::stod(f[2]);
-    }
-  }
-  for (const parloop_variant& v : parloop_variants) {
-    if (!r.loops.contains(variant_name(v)) || !r.rms.contains(variant_name(v))) {
-      throw std::runtime_error("the per-loop child printed nothing for " + variant_name(v) + "; it printed:\n" + text);
-    }
-  }
-  return r;
-}
-
 // ---- The parent ----
 
 struct options {
@@ -478,7 +363,6 @@ struct options {
   int iterations = 1000;
   std::optional<std::string> csv;
   bool per_loop = true;
-  bool child = false;
 };
 
 constexpr const char* usage =
@@ -486,18 +370,7 @@ constexpr const char* usage =
     "  --size CELLS     cells of the generated NACA0012 mesh (default 720000, OP2's size)\n"
     "  --iterations N   timed iterations per repetition (default 1000)\n"
     "  --csv FILE       writes variant,loop,seconds_per_call,calls,gb_per_s (see plot_airfoil.py)\n"
-    "  --no-per-loop    the whole-iteration table only (no per-loop repetitions, no child process)\n";
-
-long long number(std::string_view option, const char* text, long long least, long long most) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < least || v > most) {
-    throw std::invalid_argument(std::string(option) + " " + text + ": expected a whole number from " +
-                                std::to_string(least) + " to " + std::to_string(most));
-  }
-  return v;
-}
+    "  --no-per-loop    the whole-iteration table only\n";
 
 options parse(int argc, char** argv) {
   options o;
@@ -511,16 +384,12 @@ options parse(int argc, char** argv) {
       o.per_loop = false;
       continue;
     }
-    if (a == "--per-loop-child") {
-      o.child = true;
-      continue;
-    }
     if (i + 1 >= argc) throw std::invalid_argument(std::string(a) + ": expected a value after it\n" + usage);
     const char* v = argv[++i];
     if (a == "--size")
-      o.size = number(a, v, 72, 200'000'000);
+      o.size = airfoil::whole_number(a, v, 72, 200'000'000);
     else if (a == "--iterations")
-      o.iterations = static_cast<int>(number(a, v, 1, 100'000'000));
+      o.iterations = static_cast<int>(airfoil::whole_number(a, v, 1, 100'000'000));
     else if (a == "--csv")
       o.csv = v;
     else
@@ -588,20 +457,6 @@ int run_parent(const options& o) {
   std::fflush(stdout);
   bool ok = true;
 
-  // parloop's per-loop figures first, in a process of its own, before this one opens the device.
-  std::optional<child_results> child;
-  if (o.per_loop) {
-    try {
-      child = run_child_process(o.size, n);
-    } catch (const cuda_missing& e) {
-      std::fprintf(stderr, "bench_airfoil: CUDA is not available in the per-loop child process:\n%s", e.what());
-      return 77;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_airfoil: no per-loop figures for parloop: %s\n", e.what());
-      ok = false;
-    }
-  }
-
   pl::Runtime rt = pl::Runtime::open(pl::backend_kind::cuda);
   std::printf("device: %s\n", rt.device_name().c_str());
   const double bandwidth = parloop_bench::copy_bandwidth_bytes_per_s(copy_bytes);
@@ -632,13 +487,7 @@ int run_parent(const options& o) {
 
   std::vector<std::optional<loop_table>> loops(count);
   if (o.per_loop) {
-    for (std::size_t i = 0; i < count; ++i) {
-      if (runners[i]->hand_written()) {
-        loops[i] = measure_loops(*runners[i], n).first;
-      } else if (child) {
-        loops[i] = child->loops.at(runners[i]->name());
-      }
-    }
+    for (std::size_t i = 0; i < count; ++i) loops[i] = runners[i]->per_loop(n);
   }
 
   // Correctness: against the first parloop variant's first repetition.
@@ -655,16 +504,6 @@ int run_parent(const options& o) {
       }
     }
   }
-  if (child) {
-    for (const auto& [name, v] : child->rms) {
-      if (!agrees(v, reference)) {
-        std::printf("WRONG: %s in the per-loop run (PARLOOP_STATS=1): rms %.17g against %.17g\n", name.c_str(), v,
-                    reference);
-        rms_ok = false;
-      }
-    }
-  }
-
   std::vector<double> t(count);
   double best_hand = 0.0, best_parloop = 0.0;
   std::size_t best_hand_i = 0, best_parloop_i = 0;
@@ -696,30 +535,17 @@ int run_parent(const options& o) {
   std::printf("best parloop, 1000 iterations: %.4f s%s  (goal <= 0.29 s)\n", best_parloop / n * 1000,
               n == 1000 ? "" : " (scaled from its time per iteration)");
 
-  // OP2's declared bytes per call of each loop, from parloop's statistics: the loops and their
-  // arguments are the same in every variant, the hand-written ones included.
-  std::array<std::optional<double>, loop_count> declared{};
-  if (child) {
-    for (const auto& [name, table] : child->loops) {
-      for (int l = 0; l < loop_count; ++l) {
-        const loop_counts& lc = table[static_cast<std::size_t>(l)];
-        if (!declared[static_cast<std::size_t>(l)] && lc.calls > 0 && lc.bytes > 0) {
-          declared[static_cast<std::size_t>(l)] = static_cast<double>(lc.bytes) / static_cast<double>(lc.calls);
-        }
-      }
-    }
-  }
+  // GB/s at the floor's bytes: what each loop must move, the same for every variant.
   const auto gb_per_s = [&](int l, const loop_counts& lc) -> std::optional<double> {
-    if (!declared[static_cast<std::size_t>(l)] || lc.calls == 0 || lc.seconds <= 0) return std::nullopt;
-    return *declared[static_cast<std::size_t>(l)] * static_cast<double>(lc.calls) / lc.seconds / 1e9;
+    if (lc.calls == 0 || lc.seconds <= 0) return std::nullopt;
+    return floor_call[static_cast<std::size_t>(l)] * static_cast<double>(lc.calls) / lc.seconds / 1e9;
   };
 
   if (o.per_loop) {
     std::printf(
-        "\nper loop, microseconds per call over %d iterations (parloop: PARLOOP_STATS=1 in a child process, "
-        "each call\ntimed on the host clock to its end, the launch and the wait included; hand-written: "
-        "cudaEvent pairs on the\ndevice, a coloured loop one pair around its launches; floor: its bytes at the "
-        "copy bandwidth)\n",
+        "\nper loop, microseconds per call over %d iterations (parloop: each loop alone, its calls back to back "
+        "and one wait;\nhand-written: cudaEvent pairs on the device, a coloured loop one pair around its "
+        "launches; floor: its bytes at the copy bandwidth)\n",
         n);
     std::printf("  %-22s", "variant");
     for (const char* name : loop_names) std::printf(" %11s", name);
@@ -739,15 +565,9 @@ int run_parent(const options& o) {
     for (int l = 0; l < loop_count; ++l)
       std::printf(" %11.2f", 1e6 * floor_call[static_cast<std::size_t>(l)] / bandwidth);
     std::printf(
-        "\n\nper loop, GB/s at OP2's declared bytes (parloop's count: each value of a dat argument per element, "
-        "map entries too)\n");
-    std::printf("  %-22s", "declared MB per call");
-    for (int l = 0; l < loop_count; ++l) {
-      if (declared[static_cast<std::size_t>(l)])
-        std::printf(" %11.2f", *declared[static_cast<std::size_t>(l)] / 1e6);
-      else
-        std::printf(" %11s", "-");
-    }
+        "\n\nper loop, GB/s at the floor's bytes (each array once, each element reached through a map once)\n");
+    std::printf("  %-22s", "floor MB per call");
+    for (int l = 0; l < loop_count; ++l) std::printf(" %11.2f", floor_call[static_cast<std::size_t>(l)] / 1e6);
     std::printf("\n");
     for (std::size_t i = 0; i < count; ++i) {
       std::printf("  %-22s", runners[i]->name().c_str());
@@ -762,7 +582,7 @@ int run_parent(const options& o) {
     }
   }
 
-  // One row per variant and loop: seconds per call, calls in the N iterations, GB/s at the declared
+  // One row per variant and loop: seconds per call, calls in the N iterations, GB/s at the floor's
   // bytes; one per variant with loop "total": seconds per iteration, N, GB/s at an iteration's
   // declared bytes; variant "floor": the memory floor's seconds, gb_per_s the copy bandwidth.
   if (o.csv) {
@@ -770,18 +590,10 @@ int run_parent(const options& o) {
     const auto calls_of = [&](int l) {
       return static_cast<std::uint64_t>(n) * calls_per_iteration[static_cast<std::size_t>(l)];
     };
-    std::optional<double> declared_iteration = 0.0;
-    for (int l = 0; l < loop_count; ++l) {
-      if (!declared[static_cast<std::size_t>(l)])
-        declared_iteration.reset();
-      else if (declared_iteration)
-        *declared_iteration +=
-            calls_per_iteration[static_cast<std::size_t>(l)] * *declared[static_cast<std::size_t>(l)];
-    }
     for (std::size_t i = 0; i < count; ++i) {
       const double per_it = t[i] / n;
       rows.push_back({runners[i]->name(), "total", per_it, static_cast<std::uint64_t>(n),
-                      declared_iteration ? std::optional<double>(*declared_iteration / per_it / 1e9) : std::nullopt});
+                      std::optional<double>(floor_iteration / per_it / 1e9)});
       if (!loops[i]) continue;
       for (int l = 0; l < loop_count; ++l) {
         const loop_counts& lc = (*loops[i])[static_cast<std::size_t>(l)];
@@ -806,16 +618,6 @@ int run_parent(const options& o) {
 int main(int argc, char** argv) {
   try {
     const options o = parse(argc, argv);
-    if (o.child) {
-      try {
-        return run_child(o.size, o.iterations);
-      } catch (const pl::backend_unavailable& e) {
-        std::printf("unavailable: %s\n", e.what());
-        return 77;
-      }
-    }
-    // PARLOOP_STATS=1 would time every loop of the timed runs to its end: it is for the child.
-    ::unsetenv("PARLOOP_STATS");
     if (const pl::backend_status cuda = pl::backends().front(); !cuda.available) {
       std::fprintf(stderr, "bench_airfoil: CUDA is not available here: %s\n", cuda.reason.c_str());
       return 77;

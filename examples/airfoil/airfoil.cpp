@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "arguments.hpp"
 #include "flow.hpp"
 #include "kernels_c.hpp"
 #include "kernels_dsl.hpp"
@@ -47,16 +48,6 @@ constexpr const char* usage =
     "  --digits D         digits after the point of the printed rms (default 5, OP2's %10.5e)\n"
     "  --write-mesh FILE  writes the mesh in OP2's layout\n";
 
-long long number(std::string_view option, const char* text, long long least, long long most) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || v < least || v > most) {
-    throw pl::argument_error(fmt::format("{} {}: expected a whole number from {} to {}", option, text, least, most));
-  }
-  return v;
-}
-
 options parse(int argc, char** argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
@@ -69,9 +60,9 @@ options parse(int argc, char** argv) {
     const char* v = argv[++i];
     if (a == "--mesh") o.mesh_file = v;
     else if (a == "--write-mesh") o.write_mesh = v;
-    else if (a == "--size") o.size = number(a, v, 1, 200'000'000);
-    else if (a == "--iterations") o.iterations = static_cast<int>(number(a, v, 0, 100'000'000));
-    else if (a == "--digits") o.digits = static_cast<int>(number(a, v, 1, 17));
+    else if (a == "--size") o.size = airfoil::whole_number(a, v, 1, 200'000'000);
+    else if (a == "--iterations") o.iterations = static_cast<int>(airfoil::whole_number(a, v, 0, 100'000'000));
+    else if (a == "--digits") o.digits = static_cast<int>(airfoil::whole_number(a, v, 1, 17));
     else if (a == "--kernels") {
       if (std::string_view(v) != "dsl" && std::string_view(v) != "c") {
         throw pl::argument_error(fmt::format("--kernels {}: expected dsl or c", v));
