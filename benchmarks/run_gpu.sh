@@ -59,7 +59,7 @@ for step in "${steps[@]}"; do
         [ $rc -eq 0 ] || status=1
         note "example $(basename "$e") on CUDA: exit $rc -- $(head -1 "$log")"
       done
-      # Airfoil at OP2's size: both kinds of kernels, atomics and colours; then the per-kernel
+      # Airfoil at OP2's size: both kinds of kernels, atomics, colours and blocks; then the per-kernel
       # table (PARLOOP_STATS times each loop to its end, so it runs apart from the timed runs).
       for conflicts in atomics colors blocks; do
         for kernels in dsl c; do

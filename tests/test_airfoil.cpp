@@ -2,7 +2,8 @@
 // The Airfoil example's pieces: the generated mesh (OP2's counts, every cell closed by its
 // faces, every normal pointing from an edge's first cell into its second), its file layout
 // written and read back, the errors of a bad file, and the solver on the device under test
-// (DSL kernels and OP2's C kernels) against the host backend.
+// (DSL kernels and OP2's C kernels; atomics, colours and OP2's two-level plan) against the host
+// backend.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -133,11 +134,13 @@ TEST_CASE("a bad mesh file is refused, naming what is wrong", "[airfoil]") {
   refused("0 1 0 0\n", "nodes and cells must be at least 1");
   refused("4 1 -1 0\n" + nodes, "edges at least 0");
   refused("400000 1 0 0\n" + nodes, "more than its");
-  refused("4 1 0 1\n0 0\n1 0\n1 x\n0 1\n0 1 2 3\n0 1 0 1\n", "node 2 of 4: cannot read value 2 of 2");
-  refused("4 1 1 1\n" + nodes + "0 1 2 3\n0 1 0 x\n0 1 0 1\n", "edge 0 of 1: cannot read its two nodes and two cells");
+  refused("4 1 0 1\n0 0\n1 0\n1 x\n0 1\n0 1 2 3\n0 1 0 1\n", "node 2 (from 0) of 4: cannot read its value 2 of 2");
+  refused("4 1 1 1\n" + nodes + "0 1 2 3\n0 1 0 x\n0 1 0 1\n", "edge 0 (from 0) of 1: cannot read its two nodes and two cells");
   refused("4 1 0 1\n" + nodes + "0 1 2 3\n0 1 0 3\n", "bound 3 is neither 1 (wall) nor 2 (far field)");
   refused("4 1 0 1\n" + nodes + "0 1 2 3\n0 1 0 1\n7\n", "'7' after the last boundary edge");
   REQUIRE_THROWS_WITH(airfoil::read_mesh(dir.file("missing.dat")), Catch::Contains("cannot open it"));
+  REQUIRE_THROWS_WITH(airfoil::read_mesh(dir.path.string()), Catch::Contains("it is a folder"));
+  refused("4 1 0 3000000000\n", "count 3000000000 is larger than an int");
 
   // A node index out of range is the map's to find, as for any map.
   const airfoil::mesh m = airfoil::read_mesh(dir.file("index.dat", "4 1 0 1\n" + nodes + "0 1 2 4\n0 1 0 1\n"));
@@ -162,9 +165,12 @@ TEST_CASE("Airfoil on the device under test: the host backend's solution", "[air
     airfoil::solver s(rt, m, c);
     CHECK_THROWS_WITH(s.iterate(airfoil::c_kernels(c)), Catch::Contains("needs a device backend"));
   }
-  const pl::Runtime device = parloop_test::device_runtime();
-  for (const bool c_kernels : {false, true}) {
-    INFO((c_kernels ? "C kernels on " : "DSL kernels on ") << device.device_name());
+  pl::Runtime device = parloop_test::device_runtime();
+  for (const auto& [c_kernels, conflicts] : {std::pair{false, pl::conflicts::atomics}, std::pair{true, pl::conflicts::atomics},
+                                             std::pair{false, pl::conflicts::colors}, std::pair{true, pl::conflicts::blocks},
+                                             std::pair{false, pl::conflicts::blocks}}) {
+    INFO((c_kernels ? "C kernels, " : "DSL kernels, ") << pl::to_string(conflicts) << ", on " << device.device_name());
+    device.set_default_conflicts(conflicts);
     const auto [got, got_rms] = c_kernels ? run(device, airfoil::c_kernels(c)) : run(device, airfoil::dsl_kernels(c));
     REQUIRE(got.size() == want.size());
     // Increments through maps add in another order, and devices may fuse multiply-adds. The

@@ -105,7 +105,7 @@ TEST_CASE("a two-level plan: blocks of a colour, and elements of a colour within
   const std::vector<d::staged_group> groups{{edges, 2, targets, 0b11}, {other, 3, 70, 0b100}};
   for (const auto& [start, end] : {std::pair{0, n}, std::pair{100, 2345}, std::pair{5, 6}, std::pair{9, 9}}) {
     INFO("range [" << start << ", " << end << ")");
-    const auto plan = d::plan_blocks(start, end, block, through, groups, transfers);
+    const auto plan = d::plan_blocks("test", start, end, block, through, groups, transfers);
     const std::vector<std::int32_t>& p = plan->ints;
     const int blocks = (end - start + block - 1) / block;
     REQUIRE(plan->offsets.back() == blocks);
@@ -249,6 +249,7 @@ TEST_CASE("loops that combine through maps give the host's results coloured, wit
   SECTION("as a runtime's default, set or from PARLOOP_CONFLICTS") {
     const result want = run(host, pl::range{0, n_edges});
     const std::size_t before = flux.cache().launchers();
+    const parloop_test::scoped_env unset("PARLOOP_CONFLICTS", "");
     pl::Runtime rt = parloop_test::device_runtime();
     CHECK(rt.default_conflicts() == pl::conflicts::atomics);
     rt.set_default_conflicts(pl::conflicts::colors);
@@ -265,4 +266,71 @@ TEST_CASE("loops that combine through maps give the host's results coloured, wit
     CHECK_THROWS_WITH(parloop_test::device_runtime(), Catch::Contains("PARLOOP_CONFLICTS is 'sometimes'"));
     CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::host), Catch::Contains("use atomics"));
   }
+}
+
+TEST_CASE("coloured and planned loops: one dat through two maps, with a global reduction; C source through a "
+          "whole map",
+          "[coloring][device]") {
+  const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Runtime device = parloop_test::device_runtime();
+  const int n_cells = 300, n_edges = 2500;
+  const std::vector<pl::index_t> edge_cells = random_map(n_edges, n_cells, 2);
+  const std::vector<pl::index_t> edge_other = random_map(n_edges, n_cells, 1);
+  const std::vector<double> weights = random_values<double>(n_edges);
+  // r is reached through e2c and e2o in one loop: a plan stages it as two groups, whose targets
+  // meet in a block.
+  const auto both = pl::kernel("two_maps", [](auto w, auto a, auto b, auto total) {
+    a += w;
+    b += 2.0 * w;
+    total += w * w;
+  });
+  const auto lambda_spread = pl::kernel("spread_c", [](auto w, auto r) {
+    r[0][0] += w;
+    r[1][0] += 2.0 * w;
+  });
+  const auto c_spread = pl::kernel_from_source(
+      "spread_c", "void spread_c(const double* w, double* r) { r[0] += w[0]; r[1] += 2.0 * w[0]; }");
+  struct result {
+    std::vector<double> r;
+    double total;
+    std::vector<double> spread;
+  };
+  const auto run = [&](const pl::Runtime& rt, pl::conflicts c) {
+    const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+    const pl::Map e2c(edges, cells, 2, edge_cells), e2o(edges, cells, 1, edge_other);
+    const pl::Dat<double> w(edges, weights);
+    pl::Dat<double> r(cells), spread(cells);
+    pl::Global<double> total(rt, 0.0);
+    pl::par_loop(both, edges, c, w(pl::READ), r(pl::INC, e2c, 1), r(pl::INC, e2o, 0), total(pl::INC));
+    if (rt.kind() == pl::backend_kind::host) pl::par_loop(lambda_spread, edges, w(pl::READ), spread(pl::INC, e2c));
+    else pl::par_loop(c_spread, edges, c, w(pl::READ), spread(pl::INC, e2c));
+    const auto rv = r.host();
+    const auto sv = spread.host();
+    return result{{rv.begin(), rv.end()}, total.value(), {sv.begin(), sv.end()}};
+  };
+  const result want = run(host, pl::conflicts::atomics);
+  for (const pl::conflicts c : {pl::conflicts::atomics, pl::conflicts::colors, pl::conflicts::blocks}) {
+    INFO(pl::to_string(c) << " on " << device.device_name());
+    const result got = run(device, c);
+    for (std::size_t i = 0; i < want.r.size(); ++i) REQUIRE(got.r[i] == Approx(want.r[i]).margin(1e-12));
+    for (std::size_t i = 0; i < want.spread.size(); ++i) REQUIRE(got.spread[i] == Approx(want.spread[i]).margin(1e-12));
+    CHECK(got.total == Approx(want.total).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("a loop a plan cannot hold is refused, naming it, before anything is compiled", "[coloring][device]") {
+  const pl::Runtime device = parloop_test::device_runtime();
+  const pl::Set from(device, 4), to(device, 100);
+  std::vector<pl::index_t> wide(4 * 65);
+  for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<pl::index_t>(i % 100);
+  const pl::Map m(from, to, 65, wide);
+  pl::Dat<double> r(to);
+  const auto k = pl::kernel("too_wide", [](auto r) { r[64][0] += 1.0; });
+  CHECK_THROWS_WITH(pl::par_loop(k, from, pl::conflicts::blocks, r(pl::INC, m)),
+                    Catch::Contains("par_loop 'too_wide'") && Catch::Contains("arity at most 64") &&
+                        Catch::Contains("arity 65"));
+  CHECK(k.cache().compiles() == 0);
+  // Coloured, or with atomics, it runs.
+  pl::par_loop(k, from, pl::conflicts::colors, r(pl::INC, m));
+  CHECK(r.host()[64 % 100] + r.host()[(65 + 64) % 100] > 0.0);
 }

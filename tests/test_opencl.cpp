@@ -176,9 +176,9 @@ TEST_CASE("a reduction that needs more local memory than the device has is refus
   pl::Global<double> total(rt, 0.0);
   auto sum = pl::kernel("sum_x", [](auto x, auto total) { total += x; });
   CHECK_THROWS_WITH(pl::par_loop(sum, s, pl::split_n_across_workgroups{256}, x(pl::READ), total(pl::INC)),
-                    Contains("kernel 'sum_x': its global reductions need 2052 bytes of local memory for a block of "
-                             "256") &&
-                        Contains("has 1024; use a smaller block"));
+                    Contains("kernel 'sum_x': its global reductions and staged increments (conflicts::blocks) need 2052 "
+                             "bytes of local memory for a block of 256") &&
+                        Contains("has 1024; use a smaller block, or conflicts::colors or atomics"));
   pl::par_loop(sum, s, pl::split_n_across_workgroups{64}, x(pl::READ), total(pl::INC));
   CHECK(total.value() == 500.0);
 }

@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
                   percent, percent < 1e-5 ? "(the same mesh)" : "(another mesh?)");
     }
     return 0;
-  } catch (const pl::error& e) {
+  } catch (const std::exception& e) {
+    // parloop's errors, and running out of memory for a mesh.
     std::fprintf(stderr, "airfoil: %s\n", e.what());
     return 1;
   }

@@ -22,6 +22,7 @@
 
 #include "parloop/cache/log.hpp"
 #include "parloop/cache/stats.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_source.hpp"

@@ -380,7 +380,8 @@ class emitter {
       }
     }
     w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
-    w.line("const {} pl_item = {};", index_type(), d_.work_item());
+    // A two-level plan's work-items are places in their block.
+    if (writes_ != conflicts::blocks) w.line("const {} pl_item = {};", index_type(), d_.work_item());
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const ir::param& p = k_.params[i];
       if (holding_of(p) != holding::constant) continue;
@@ -692,7 +693,8 @@ class emitter {
         return x.first->data == p.data && x.first->map == p.map && x.first->mode == p.mode;
       });
       if (g == groups.end()) g = groups.insert(groups.end(), stage_group{&p, 0, 0, {}});
-      for (int j = 0; j < p.arity; ++j) {
+      // Arities over 64 are refused before a plan's kernel is generated (exec/colors.hpp).
+      for (int j = 0; j < p.arity && j < 64; ++j) {
         if (p.kind == arg_kind::whole_map || j == p.slot) g->slot_bits |= std::uint64_t{1} << j;
       }
       g->params.push_back(i);
@@ -782,6 +784,11 @@ class emitter {
     w.close();
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const ir::param& p = *groups[g].first;
+      // A dat combined into through two maps is two groups whose targets may meet: the first's
+      // stores are done (and seen) before the second's begin.
+      const bool after_same_dat = std::any_of(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(g),
+                                              [&](const stage_group& earlier) { return earlier.first->data == p.data; });
+      if (after_same_dat) w.line("{}", d_.barrier_with_global());
       w.open("for (int pl_t = pl_local; pl_t < pl_targets{}; pl_t += {})", g, block);
       w.line("const {} pl_at = ({})pl_plan[pl_plan[{}] + pl_plan[pl_info + {}] + pl_t] * {};", index, index,
              plan_targets(static_cast<int>(g)), info_targets_start(static_cast<int>(g)), p.dim);

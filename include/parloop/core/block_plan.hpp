@@ -7,10 +7,13 @@
 // increments in local memory before adding them to the dat.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -66,13 +69,17 @@ struct block_plan {
   int colors() const { return static_cast<int>(offsets.size()) - 1; }
 };
 
-inline std::shared_ptr<block_plan> plan_blocks(index_t start, index_t end, int block,
+// The plan of [start, end) for a loop of `kernel` (named in its errors).
+inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_t start, index_t end, int block,
                                                std::span<const combined_targets> through,
                                                std::span<const staged_group> groups, transfer_stats& transfers) {
   const index_t n = end - start;
-  const index_t blocks = (n + block - 1) / block;
-  const auto first_of = [&](index_t b) { return start + b * block; };
-  const auto last_of = [&](index_t b) { return std::min(end, start + (b + 1) * block); };
+  // In 64 bits: a range near the end of index_t's would overflow the last block's end.
+  const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
+  const auto first_of = [&](index_t b) { return static_cast<index_t>(start + std::int64_t{b} * block); };
+  const auto last_of = [&](index_t b) {
+    return static_cast<index_t>(std::min<std::int64_t>(end, start + (std::int64_t{b} + 1) * block));
+  };
   const std::vector<std::size_t> sizes = space_sizes(through);
 
   std::vector<index_t> block_counts, offsets;
@@ -160,9 +167,9 @@ inline std::shared_ptr<block_plan> plan_blocks(index_t start, index_t end, int b
   std::size_t total = static_cast<std::size_t>(plan_groups_start) + 2 * groups.size() + order.size() + info.size() + thread_color.size();
   for (std::size_t g = 0; g < groups.size(); ++g) total += places[g].size() + targets[g].size();
   if (total > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-    throw data_error(fmt::format("a two-level plan of {} elements needs {} ints, more than 32-bit offsets reach; use "
-                                 "conflicts::colors or atomics for this loop",
-                                 n, total));
+    throw data_error(fmt::format("par_loop '{}': a two-level plan of {} elements needs {} ints, more than 32-bit "
+                                 "offsets reach; use conflicts::colors or atomics for this loop",
+                                 kernel, n, total));
   }
   std::vector<std::int32_t> ints(static_cast<std::size_t>(plan_groups_start) + 2 * groups.size());
   ints[plan_start] = static_cast<std::int32_t>(start);

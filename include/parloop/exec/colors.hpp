@@ -4,11 +4,13 @@
 // (and block size) and kept with the first such map.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,8 @@ struct combined_args {
   std::array<std::pair<const void*, int>, N> group_keys{};  // dat and mode
   std::array<const map_state*, N> group_maps{};
   std::size_t count = 0, spaces = 0, n_groups = 0;
+  // The widest map combined through: a plan numbers slots in 64 bits.
+  int widest = 0;
 };
 
 // Adds the targets an argument combines into, if it does (INC, MIN, MAX through a map); a
@@ -66,6 +70,8 @@ void add_combined(const arg<T, Dim, Mode, Kind>& a, combined_args<N>& out) {
       out.group_maps[g] = &m;
       out.groups[out.n_groups++] = {m.values, m.arity, m.to.size(), 0};
     }
+    out.widest = std::max(out.widest, m.arity);
+    if (m.arity > 64) return;
     for (int j = whole ? 0 : a.slot; j <= (whole ? m.arity - 1 : a.slot); ++j) out.groups[g].slots |= std::uint64_t{1} << j;
   }
 }
@@ -78,14 +84,19 @@ inline bool same_group(const staged_group& a, const staged_group& b) {
   return a.values.data() == b.values.data() && a.arity == b.arity && a.slots == b.slots;
 }
 
-// The kept colouring (block 0) or plan (its block size) of [r.start, r.end) for a loop with
-// these arguments, of which at least one combines through a map; made on a miss. Found again
-// without allocating.
+// The kept colouring (block 0) or plan (its block size) of [r.start, r.end) for a loop of
+// `kernel` with these arguments, of which at least one combines through a map; made on a miss.
+// Found again without allocating.
 template <class... Args>
   requires(combines_through_map<Args> || ...)
-const map_state::kept_coloring& kept_for(range r, int block, const Args&... args) {
+const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block, const Args&... args) {
   combined_args<sizeof...(Args)> c;
   (add_combined(args, c), ...);
+  if (block > 0 && c.widest > 64) {
+    throw argument_error(fmt::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
+                                     "this loop combines through one of arity {}: use conflicts::colors or atomics",
+                                     kernel, c.widest));
+  }
   const std::span<const combined_targets> through(c.through.data(), c.count);
   const std::span<const staged_group> groups(c.groups.data(), block > 0 ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
@@ -104,30 +115,24 @@ const map_state::kept_coloring& kept_for(range r, int block, const Args&... args
   }
   transfer_stats& transfers = keeper.from.runtime().state()->transfers;
   map_state::kept_coloring made{r.start, r.end, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr};
-  if (block > 0) {
-    for (const staged_group& g : groups) {
-      if (g.arity > 64) {
-        throw argument_error(fmt::format("conflicts::blocks stages through maps of arity at most 64; this loop "
-                                         "combines through one of arity {}: use conflicts::colors or atomics",
-                                         g.arity));
-      }
-    }
-    made.plan = plan_blocks(r.start, r.end, block, through, groups, transfers);
-  } else {
-    made.colors = color_elements(r.start, r.end, through, transfers);
-  }
+  if (block > 0) made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers);
+  else made.colors = color_elements(r.start, r.end, through, transfers);
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
+  // Those whose other maps have gone can never be found again.
+  std::erase_if(keeper.colorings, [](const map_state::kept_coloring& k) {
+    return std::any_of(k.through.begin(), k.through.end(), [](const auto& t) { return t.first.expired(); });
+  });
   keeper.colorings.push_back(std::move(made));
   return keeper.colorings.back();
 }
 
 template <class... Args>
-coloring& coloring_for(range r, const Args&... args) {
-  return *kept_for(r, 0, args...).colors;
+coloring& coloring_for(const std::string& kernel, range r, const Args&... args) {
+  return *kept_for(kernel, r, 0, args...).colors;
 }
 template <class... Args>
-block_plan& plan_for(range r, int block, const Args&... args) {
-  return *kept_for(r, block, args...).plan;
+block_plan& plan_for(const std::string& kernel, range r, int block, const Args&... args) {
+  return *kept_for(kernel, r, block, args...).plan;
 }
 
 }  // namespace parloop::detail

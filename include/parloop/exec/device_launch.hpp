@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A par_loop on a device backend: find the launcher, evaluate the grid, make the arguments'
 // device copies current, bind the buffers (reduction scratch included), enqueue, and record
-// what the loop wrote. After the first call of a signature this does no tracing, no code
-// generation, no hashing, no locking, no allocation -- and never waits for the device.
+// what the loop wrote. After the first call of a signature (and of a coloured loop's range) this
+// does no tracing, no code generation, no hashing, no locking, no allocation -- and never waits
+// for the device.
 #pragma once
 
 #include <array>
@@ -73,22 +74,23 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, con
   signature_entry& entry = k.entry(args...);
   // How writes are kept apart matters only to a loop whose elements can meet at a target.
   const conflicts writes = codegen::combines_through_maps(*entry.ir) ? c : conflicts::atomics;
-  launcher& l = k.cache().launcher_for(entry, device, s, writes);
   // The launches: the range itself, or, coloured, each colour's positions in the order (of
-  // elements, or of a plan's blocks).
+  // elements, or of a plan's blocks). Made before the kernel, so that a loop no plan can hold is
+  // refused before anything is compiled.
   const std::vector<index_t>* colour_offsets = nullptr;
   mirrored_array* order = nullptr;
   if constexpr ((combines_through_map<Args> || ...)) {
     if (writes == conflicts::colors) {
-      coloring& colors = coloring_for(r, args...);
+      coloring& colors = coloring_for(k.name(), r, args...);
       colour_offsets = &colors.offsets;
       order = &colors.array;
     } else if (writes == conflicts::blocks) {
-      block_plan& plan = plan_for(r, l.block(), args...);
+      block_plan& plan = plan_for(k.name(), r, block_size(s), args...);
       colour_offsets = &plan.offsets;
       order = &plan.array;
     }
   }
+  launcher& l = k.cache().launcher_for(entry, device, s, writes);
   // An empty range runs nothing, and moves nothing: every global keeps its value.
   if (l.grid()(r.start, r.end, device.facts()) == 0) {
     // A first call over an empty range still finishes the launcher's first use: its disk

@@ -11,6 +11,7 @@
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/codegen/layout.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/grid.hpp"
 #include "parloop/ir/kernel.hpp"

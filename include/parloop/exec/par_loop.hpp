@@ -13,6 +13,7 @@
 
 #include "parloop/backend/host/launch.hpp"
 #include "parloop/cache/stats.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"

@@ -108,8 +108,9 @@ class backend final : public parloop::detail::device_backend {
                                        d.name, d.max_threads_per_block));
     }
     if (code.needs.group_memory > d.shared_memory_per_block) {
-      throw argument_error(fmt::format("kernel '{}': its global reductions need {} bytes of shared memory for a block "
-                                       "of {}, and CUDA device {} has {}; use a smaller block",
+      throw argument_error(fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
+                                       "need {} bytes of shared memory for a block of {}, and CUDA device {} has {}; "
+                                       "use a smaller block, or conflicts::colors or atomics",
                                        code.kernel, code.needs.group_memory, source.block, d.name,
                                        d.shared_memory_per_block));
     }

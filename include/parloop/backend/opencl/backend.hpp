@@ -118,8 +118,9 @@ class backend final : public parloop::detail::device_backend {
     }
     // Each global reduction combines a block's partials in local memory.
     if (code.needs.group_memory > d.local_memory) {
-      throw argument_error(fmt::format("kernel '{}': its global reductions need {} bytes of local memory for a block "
-                                       "of {}, and OpenCL device {} has {}; use a smaller block",
+      throw argument_error(fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
+                                       "need {} bytes of local memory for a block of {}, and OpenCL device {} has {}; "
+                                       "use a smaller block, or conflicts::colors or atomics",
                                        code.kernel, code.needs.group_memory, source.block, d.name, d.local_memory));
     }
   }
