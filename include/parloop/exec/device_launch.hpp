@@ -92,7 +92,8 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, con
   }
   launcher& l = k.cache().launcher_for(entry, device, s, writes);
   // An empty range runs nothing, and moves nothing: every global keeps its value.
-  if (l.grid()(r.start, r.end, device.facts()) == 0) {
+  const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
+  if (groups == 0) {
     // A first call over an empty range still finishes the launcher's first use: its disk
     // cache entry is not left waiting (with its key locked) for a launch that may never come.
     l.launched();
@@ -111,7 +112,7 @@ void launch_on_device(device_backend& device, const K& k, const strategy& s, con
     if (is_modified(v.mode)) v.data->device_written();
   }
   if (colour_offsets == nullptr) {
-    enqueue_range(device, l, l.grid()(r.start, r.end, device.facts()), r.start, r.end, views, order_buffer);
+    enqueue_range(device, l, groups, r.start, r.end, views, order_buffer);
   } else {
     // A launch per colour, in order, on one queue: each starts when the one before has ended.
     for (std::size_t colour = 0; colour + 1 < colour_offsets->size(); ++colour) {
