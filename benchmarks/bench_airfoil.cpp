@@ -63,16 +63,20 @@ enum class kernel_kind { dsl, c };
 struct parloop_variant {
   kernel_kind kernels;
   pl::conflicts conflicts;
+  pl::dat_layout layout = pl::dat_layout::soa;
 };
 
 // Every parloop variant; the first is the reference of the correctness check. A new way of
-// keeping increments apart (pl::conflicts) is one more row here.
+// keeping increments apart (pl::conflicts) is one more row here. The layout by elements (aos)
+// shows what keeping dats by components (the default) gains.
 constexpr parloop_variant parloop_variants[] = {
     {kernel_kind::dsl, pl::conflicts::atomics},
     {kernel_kind::dsl, pl::conflicts::colors},
     {kernel_kind::dsl, pl::conflicts::blocks},
     {kernel_kind::c, pl::conflicts::atomics},
     {kernel_kind::c, pl::conflicts::colors},
+    {kernel_kind::dsl, pl::conflicts::atomics, pl::dat_layout::aos},
+    {kernel_kind::c, pl::conflicts::atomics, pl::dat_layout::aos},
 };
 
 constexpr parloop_bench::airfoil_hand_options hand_variants[] = {
@@ -84,7 +88,7 @@ constexpr parloop_bench::airfoil_hand_options hand_variants[] = {
 
 std::string variant_name(const parloop_variant& v) {
   return std::string("parloop-") + (v.kernels == kernel_kind::dsl ? "dsl-" : "c-") +
-         std::string(pl::to_string(v.conflicts));
+         std::string(pl::to_string(v.conflicts)) + (v.layout == pl::dat_layout::aos ? "-aos" : "");
 }
 
 // "colors" as parloop says it, so that the two columns of names read alike.
@@ -250,11 +254,13 @@ class hand_runner final : public runner {
   std::uint64_t timed_iterations_ = 0;
 };
 
-// Each its own kernel objects, so that its compiles and statistics are its own.
-std::vector<std::unique_ptr<runner>> make_parloop_runners(pl::Runtime& rt, const airfoil::mesh& m,
+// Each its own kernel objects, so that its compiles and statistics are its own; each on the
+// runtime of its layout (`runtimes`, indexed by pl::dat_layout).
+std::vector<std::unique_ptr<runner>> make_parloop_runners(std::array<pl::Runtime, 2>& runtimes, const airfoil::mesh& m,
                                                           const airfoil::flow& c) {
   std::vector<std::unique_ptr<runner>> out;
   for (const parloop_variant& v : parloop_variants) {
+    pl::Runtime& rt = runtimes[static_cast<std::size_t>(v.layout)];
     if (v.kernels == kernel_kind::dsl) {
       using kernels = decltype(airfoil::dsl_kernels(c));
       out.push_back(
@@ -457,8 +463,15 @@ int run_parent(const options& o) {
   std::fflush(stdout);
   bool ok = true;
 
-  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::cuda);
-  std::printf("device: %s\n", rt.device_name().c_str());
+  // A runtime's layout is read from the environment when it opens.
+  const auto open_with_layout = [](pl::dat_layout layout) {
+    ::setenv("PARLOOP_DAT_LAYOUT", std::string(pl::to_string(layout)).c_str(), 1);
+    pl::Runtime opened = pl::Runtime::open(pl::backend_kind::cuda);
+    ::unsetenv("PARLOOP_DAT_LAYOUT");
+    return opened;
+  };
+  std::array<pl::Runtime, 2> runtimes{open_with_layout(pl::dat_layout::aos), open_with_layout(pl::dat_layout::soa)};
+  std::printf("device: %s\n", runtimes[0].device_name().c_str());
   const double bandwidth = parloop_bench::copy_bandwidth_bytes_per_s(copy_bytes);
   const std::array<double, loop_count> floor_call = floor_bytes_per_call(m);
   const double floor_iteration = per_iteration(floor_call);
@@ -468,7 +481,7 @@ int run_parent(const options& o) {
               floor_iteration / 1e6, floor_seconds * 1e3, floor_seconds * 1000);
   std::fflush(stdout);
 
-  std::vector<std::unique_ptr<runner>> runners = make_parloop_runners(rt, m, c);
+  std::vector<std::unique_ptr<runner>> runners = make_parloop_runners(runtimes, m, c);
   for (const parloop_bench::airfoil_hand_options& h : hand_variants)
     runners.push_back(std::make_unique<hand_runner>(m, c, h));
   const std::size_t count = runners.size();

@@ -39,9 +39,9 @@ for step in "${steps[@]}"; do
       ;;
     sanitize)
       # Every kernel of the CUDA tests under memcheck (also leaks of device memory) and racecheck
-      # (shared memory hazards: the reductions' combines).
+      # (shared memory hazards: the reductions' combines, a plan's staged increments).
       for tool in memcheck racecheck; do
-        for t in test_cuda test_device_loops; do
+        for t in test_cuda test_device_loops test_coloring; do
           extra=()
           [ "$tool" = memcheck ] && extra=(--leak-check full)
           PARLOOP_TEST_BACKEND=cuda PARLOOP_TEST_COMPILE_KERNELS=0 \

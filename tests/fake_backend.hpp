@@ -28,7 +28,8 @@ class fake_launcher final : public pl::detail::launcher {
                 std::vector<pl::codegen::kernel_buffer> layout, std::atomic<int>& enqueues)
       : launcher(std::move(grid), block, std::move(layout)), entry_(std::move(entry)), enqueues_(&enqueues) {}
 
-  void enqueue(pl::index_t, pl::index_t, std::int64_t, std::span<const pl::detail::device_buffer* const>) override {
+  void enqueue(pl::index_t, pl::index_t, std::int64_t, std::span<const pl::detail::device_buffer* const>,
+               std::span<const int>) override {
     enqueues_->fetch_add(1);
     launched_ = true;
   }

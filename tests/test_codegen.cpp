@@ -197,7 +197,7 @@ TEST_CASE("indirect arguments are gathered and scattered by access mode", "[code
   CHECK(has_line(cl, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable"));
 }
 
-TEST_CASE("direct arguments work in place; global reductions reduce per work-group", "[codegen][access]") {
+TEST_CASE("direct arguments are private copies; global reductions reduce per work-group", "[codegen][access]") {
   mesh m;
   auto k = pl::kernel("reduce", [](auto w, auto total, auto bounds, auto scale) {
     total += w[0] * scale;
@@ -209,7 +209,12 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   const auto ir = k.traced(m.w(pl::RW), m.total(pl::INC), m.bounds(pl::MIN), scale(pl::READ));
   const cg::generated_source cl_source = cg::generate(*ir, cg::dialect_kind::opencl);
   const std::string& cl = cl_source.text;
-  CHECK(has_line(cl, "__global float* restrict const arg0 = data0 + (long)pl_e * 2;"));
+  // The direct argument is loaded into registers, updated there and stored once.
+  CHECK(has_line(cl, "const long arg0_at = (long)pl_e * 2;"));
+  CHECK(has_line(cl, "float arg0[2];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg0[pl_k] = data0[arg0_at + pl_k];"));
+  CHECK(has_line(cl, "arg0[1] = arg0[0] * arg3[0];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) data0[arg0_at + pl_k] = arg0[pl_k];"));
   // A global constant is read once per work-item, before its elements.
   CHECK(has_line(cl, "double arg3[1];"));
   CHECK(has_line(cl, "arg3[0] = data3[0];"));
@@ -269,6 +274,19 @@ TEST_CASE("direct arguments work in place; global reductions reduce per work-gro
   CHECK(has_line(cu, "arg1[0] += ((volatile const double*)arg1_partials)[pl_g];"));
 }
 
+TEST_CASE("a direct INC of a traced kernel starts from its value, as the host's in place does", "[codegen][access]") {
+  mesh m;
+  auto k = pl::kernel("direct_inc", [](auto w) {
+    w[0] += 0.25f;
+    w[0] += 0.5f;
+  });
+  const std::string cl = cg::generate(*k.traced(m.w(pl::INC)), cg::dialect_kind::opencl).text;
+  // (w + 0.25) + 0.5, not w + (0 + 0.25 + 0.5): the host's rounding.
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) arg0[pl_k] = data0[arg0_at + pl_k];"));
+  CHECK(has_line(cl, "for (int pl_k = 0; pl_k < 2; ++pl_k) data0[arg0_at + pl_k] = arg0[pl_k];"));
+  CHECK_THAT(cl, !Contains("= 0.0f"));
+}
+
 TEST_CASE("vectors_across_workgroups moves direct arguments as vectors", "[codegen][vectors]") {
   mesh m;
   pl::Dat<double, 4> r4(m.edges, "r4");
@@ -310,11 +328,18 @@ TEST_CASE("vectors_across_workgroups moves direct arguments as vectors", "[codeg
   CHECK(has_line(cu, "const double* const arg2 = pl_vec2 + 1;"));
   CHECK(has_line(cu, "double* const arg1 = pl_vec1 + 4;"));
   CHECK(count_of(cu, "const long long arg4_at = (long long)map0[(long long)pl_e * 2 + 0] * 4;") == 4);
-  // Where the range cuts the work-item's elements, those in it run one at a time in place.
+  // Where the range cuts the work-item's elements, those in it run one at a time.
   CHECK(has_line(cu, "} else {"));
   CHECK(has_line(cu, "if (pl_base >= pl_start && pl_base < pl_end) {"));
   CHECK(has_line(cu, "if (pl_base + 1 >= pl_start && pl_base + 1 < pl_end) {"));
-  CHECK(count_of(cu, "float* __restrict__ const arg0 = data0 + (long long)pl_e * 2;") == 2);
+  CHECK(count_of(cu, "const long long arg0_at = (long long)pl_e * 2;") == 2);
+  // There w is never loaded, r4 is loaded and stored whole, b is only loaded.
+  CHECK(count_of(cu, "= data0[") == 0);
+  CHECK(count_of(cu, "for (int pl_k = 0; pl_k < 2; ++pl_k) data0[arg0_at + pl_k] = arg0[pl_k];") == 2);
+  CHECK(count_of(cu, "for (int pl_k = 0; pl_k < 4; ++pl_k) arg1[pl_k] = data1[arg1_at + pl_k];") == 2);
+  CHECK(count_of(cu, "for (int pl_k = 0; pl_k < 4; ++pl_k) data1[arg1_at + pl_k] = arg1[pl_k];") == 2);
+  CHECK(count_of(cu, "arg2[0] = data2[arg2_at + 0];") == 2);
+  CHECK(count_of(cu, "data2[arg2_at + 0] =") == 0);
 
   const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl, pl::vectors_across_workgroups{64, 4}).text;
   CHECK(has_line(cl, "const long pl_slice = (long)pl_start / 4 + pl_item;"));

@@ -145,6 +145,60 @@ TEST_CASE("Global values", "[core][global]") {
   CHECK(v.values()[2] == 6);
 }
 
+TEST_CASE("A device keeps a dat of several components by components, or as the host does", "[core][validity]") {
+  std::vector<float> values(37 * 3);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  const auto device_values = [](const pl::detail::mirrored_array& array) {
+    const auto& bytes = static_cast<const parloop_test::fake_buffer&>(*array.buffer()).bytes;
+    std::vector<float> out(bytes.size() / sizeof(float));
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  };
+  SECTION("soa, the default") {
+    auto device = std::make_shared<parloop_test::fake_backend>();
+    const pl::Runtime rt = parloop_test::runtime_on(device);
+    CHECK(rt.dat_layout() == pl::dat_layout::soa);
+    const pl::Set cells(rt, 37);
+    pl::Dat<float, 3> d(cells, values);
+    pl::Dat<float> one(cells);
+    auto& array = d.state().array;
+    CHECK(array.component_stride() == 64);
+    CHECK(one.state().array.component_stride() == 0);  // one component: nothing to transpose
+    array.ensure_device(*device);
+    const std::vector<float> on_device = device_values(array);
+    REQUIRE(on_device.size() == 3 * 64);
+    for (std::size_t e = 0; e < 37; ++e) {
+      for (std::size_t k = 0; k < 3; ++k) CHECK(on_device[k * 64 + e] == values[e * 3 + k]);
+    }
+    CHECK(on_device[37] == 0.0f);  // padding
+    // Back to the host, transposed again.
+    auto& bytes = static_cast<parloop_test::fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes;
+    const float changed = -2.0f;
+    std::memcpy(bytes.data() + (2 * 64 + 5) * sizeof(float), &changed, sizeof changed);
+    array.device_written();
+    CHECK(d.host()[5 * 3 + 2] == -2.0f);
+    CHECK(d.host()[5 * 3 + 1] == values[5 * 3 + 1]);
+    CHECK(rt.transfers().to_host_bytes == 3 * 64 * sizeof(float));
+  }
+  SECTION("aos") {
+    scoped_env layout("PARLOOP_DAT_LAYOUT", "aos");
+    auto device = std::make_shared<parloop_test::fake_backend>();
+    const pl::Runtime rt = parloop_test::runtime_on(device);
+    CHECK(rt.dat_layout() == pl::dat_layout::aos);
+    const pl::Set cells(rt, 37);
+    pl::Dat<float, 3> d(cells, values);
+    d.state().array.ensure_device(*device);
+    CHECK(d.state().array.component_stride() == 0);
+    CHECK(device_values(d.state().array) == values);
+  }
+  SECTION("a bad PARLOOP_DAT_LAYOUT") {
+    scoped_env layout("PARLOOP_DAT_LAYOUT", "columns");
+    CHECK_THROWS_WITH(std::make_shared<parloop_test::fake_backend>(),
+                      Contains("PARLOOP_DAT_LAYOUT is 'columns': use soa") && Contains("or aos"));
+  }
+  CHECK(pl::Runtime::open(pl::backend_kind::host).dat_layout() == pl::dat_layout::aos);
+}
+
 TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validity]") {
   auto device = std::make_shared<parloop_test::fake_backend>();
   const pl::Runtime rt = parloop_test::runtime_on(device);
@@ -152,7 +206,8 @@ TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validi
   pl::Dat<double, 3> d(cells, std::vector<double>(300, 1.0));
   auto& array = d.state().array;
   const auto& t = rt.transfers();
-  const std::uint64_t bytes = 300 * sizeof(double);
+  // Kept by components on the device: three components of 100 elements, 128 apart.
+  const std::uint64_t bytes = 3 * 128 * sizeof(double);
 
   CHECK(array.valid() == pl::validity::host);
   CHECK(t.to_device == 0);

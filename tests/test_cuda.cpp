@@ -5,6 +5,7 @@
 // test_device_loops_cuda and the others (PARLOOP_TEST_BACKEND=cuda).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -190,7 +191,11 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   const pl::Map e2c(edges, cells, 2, ec);
   pl::Dat<double, 4> q(cells, q0), res(cells);
   const auto ir = flux.traced(q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
-  const auto source = pl::exec::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128});
+  // Written as the backend writes its kernels: q and res are kept by components there.
+  const auto source = pl::exec::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128}, b.codegen_options());
+  REQUIRE(std::count_if(source.layout.begin(), source.layout.end(), [](const pl::codegen::kernel_buffer& buf) {
+            return buf.role == pl::codegen::buffer_role::stride;
+          }) == 2);
   // sm_75 is the oldest architecture NVRTC 13 knows: its PTX runs on every newer device.
   const cu::compiled ptx = cu::build(source.code, cu::target{75, true, false});
   REQUIRE(ptx.format == pl::cache::binary_format::ptx);
@@ -198,16 +203,19 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   cu::launcher loaded(b.shared_context(), ptx.binary, ptx.format, ptx.entry, source.grid, source.block,
                             source.layout);
   std::vector<const pl::detail::device_buffer*> buffers;
+  std::vector<int> strides;
   for (const pl::codegen::kernel_buffer& buf : loaded.layout()) {
-    if (buf.role == pl::codegen::buffer_role::map) {
+    auto& array = buf.position == 0 ? q.state().array : res.state().array;
+    if (buf.role == pl::codegen::buffer_role::stride) {
+      strides.push_back(static_cast<int>(array.component_stride()));
+    } else if (buf.role == pl::codegen::buffer_role::map) {
       buffers.push_back(&e2c.state().array.ensure_device(b));
     } else {
-      auto& array = buf.position == 0 ? q.state().array : res.state().array;
       buffers.push_back(&array.ensure_device(b));
       if (!buf.is_const) array.device_written();
     }
   }
-  loaded.enqueue(0, n_edges, loaded.grid()(0, n_edges, b.facts()), buffers);
+  loaded.enqueue(0, n_edges, loaded.grid()(0, n_edges, b.facts()), buffers, strides);
   check_values<double>(res.host(), values_of(hres));
   // A record of the other format is refused by the backend's load.
   pl::cache::kernel_record record = loaded.record();

@@ -26,6 +26,7 @@
 #include "device_under_test.hpp"
 #include "random_mesh.hpp"
 #include "sample_kernels.hpp"
+#include "scoped_env.hpp"
 
 namespace pl = parloop;
 using Catch::Matchers::Contains;
@@ -66,6 +67,8 @@ __attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { 
 __attribute__((noinline)) void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 #endif
 
+using parloop_test::scoped_env;
+
 namespace {
 
 const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16},
@@ -103,17 +106,24 @@ std::vector<double> host_flux(const std::vector<double>& q0) {
 
 }  // namespace
 
-TEST_CASE("flux on a device gives the host's answers for every strategy", "[device][loops]") {
+// The device's dats kept by components (the default) and as the host keeps them.
+const char* const layouts[] = {"soa", "aos"};
+
+TEST_CASE("flux on a device gives the host's answers for every strategy and layout", "[device][loops]") {
   const auto q0 = parloop_test::random_values<double>(517 * 4);
   const auto want = host_flux(q0);
   auto flux = parloop_test::flux_kernel();
-  for (const pl::strategy& s : strategies) {
-    INFO(pl::to_string(s));
-    twin_mesh d(parloop_test::device_runtime());
-    pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
-    pl::par_loop(flux, d.edges, s, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
-                 res(pl::INC, d.e2c, 1));
-    check_values<double>(res.host(), want);
+  for (const char* layout : layouts) {
+    for (const pl::strategy& s : strategies) {
+      INFO(layout << ", " << pl::to_string(s));
+      const scoped_env env("PARLOOP_DAT_LAYOUT", layout);
+      twin_mesh d(parloop_test::device_runtime());
+      CHECK(pl::to_string(d.rt.dat_layout()) == layout);
+      pl::Dat<double, 4> q(d.cells, q0), res(d.cells);
+      pl::par_loop(flux, d.edges, s, q(pl::READ, d.e2c, 0), q(pl::READ, d.e2c, 1), res(pl::INC, d.e2c, 0),
+                   res(pl::INC, d.e2c, 1));
+      check_values<double>(res.host(), want);
+    }
   }
 }
 
@@ -155,13 +165,16 @@ TEST_CASE("reductions and direct RW on a device, over whole sets, subranges and 
     };
     const run want = go(pl::Runtime::open(pl::backend_kind::host), nullptr);
     for (const pl::strategy& s : strategies) {
-      INFO(pl::to_string(s));
-      const run got = go(parloop_test::device_runtime(), &s);
-      check_values<float>(got.w, want.w);
-      check_values<std::int32_t>(got.m, want.m);
-      check_value(got.total, want.total);
-      CHECK(got.lo == want.lo);
-      CHECK(got.hi == want.hi);
+      for (const char* layout : layouts) {
+        INFO(layout << ", " << pl::to_string(s));
+        const scoped_env env("PARLOOP_DAT_LAYOUT", layout);
+        const run got = go(parloop_test::device_runtime(), &s);
+        check_values<float>(got.w, want.w);
+        check_values<std::int32_t>(got.m, want.m);
+        check_value(got.total, want.total);
+        CHECK(got.lo == want.lo);
+        CHECK(got.hi == want.hi);
+      }
     }
   }
 }
@@ -439,13 +452,18 @@ namespace {
 void run_launcher(pl::detail::launcher& l, pl::detail::device_backend& backend, int n,
                   const std::vector<pl::detail::mirrored_array*>& data, pl::detail::mirrored_array* map) {
   std::vector<const pl::detail::device_buffer*> buffers;
+  std::vector<int> strides;
   for (const auto& b : l.layout()) {
     REQUIRE(b.role != pl::codegen::buffer_role::partials);
     auto& array = b.role == pl::codegen::buffer_role::map ? *map : *data[static_cast<std::size_t>(b.position)];
+    if (b.role == pl::codegen::buffer_role::stride) {
+      strides.push_back(static_cast<int>(array.component_stride()));
+      continue;
+    }
     buffers.push_back(&array.ensure_device(backend));
     if (!b.is_const) array.device_written();
   }
-  l.enqueue(0, n, l.grid()(0, n, backend.facts()), buffers);
+  l.enqueue(0, n, l.grid()(0, n, backend.facts()), buffers, strides);
 }
 
 }  // namespace
@@ -463,7 +481,7 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
                               traced_res(pl::INC, d.e2c, 1));
   for (const pl::strategy& s : strategies) {
     INFO(pl::to_string(s));
-    const auto source = pl::exec::make_source(*ir, backend.dialect(), s);
+    const auto source = pl::exec::make_source(*ir, backend.dialect(), s, backend.codegen_options());
     const auto built = backend.build(source);
     const pl::cache::kernel_record record = built->record();
     CHECK(record.backend == parloop_test::device_backend());
@@ -509,7 +527,7 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
     CHECK_THROWS_WITH(odd_in(damaged), Contains("damaged"));
   }
   // A record of another kind of binary is not loaded.
-  pl::cache::kernel_record other = backend.build(pl::exec::make_source(*ir, backend.dialect(), strategies[0]))->record();
+  pl::cache::kernel_record other = backend.build(pl::exec::make_source(*ir, backend.dialect(), strategies[0], backend.codegen_options()))->record();
   const bool on_opencl = parloop_test::device_backend() == pl::backend_kind::opencl;
   other.format = on_opencl ? pl::cache::binary_format::cubin : pl::cache::binary_format::opencl_program;
   CHECK_THROWS_WITH(backend.load(other), Contains(on_opencl ? "is not an OpenCL program" : "for this device"));

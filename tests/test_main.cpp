@@ -48,7 +48,8 @@ void collect(const pl::ir::kernel& k) {
 
 // Compiles kernels in batches (one program for many kernels costs PoCL little more than one
 // kernel); a failed batch is compiled kernel by kernel to name the culprit. Each kernel is
-// generated as strategy `s` generates it. Returns the number of kernels that failed.
+// generated as strategy `s` generates it, for dats kept by components (as device runtimes keep
+// them by default). Returns the number of kernels that failed.
 template <class Build>
 int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* compiler, Build&& build) {
   std::vector<cg::generated_source> single;
@@ -59,7 +60,7 @@ int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* com
     std::vector<pl::conflicts> ways{pl::conflicts::atomics};
     if (cg::combines_through_maps(k)) ways.insert(ways.end(), {pl::conflicts::colors, pl::conflicts::blocks});
     const auto generated = [&](pl::conflicts c) {
-      return cg::generate(k, dialect, pl::exec::for_kernel(k, s, c), {.writes = c});
+      return cg::generate(k, dialect, pl::exec::for_kernel(k, s, c), {.writes = c, .dats = pl::dat_layout::soa});
     };
     if (!k.raw_source.empty()) {
       // Its C function is called by name: it cannot be renamed into a batch.

@@ -78,7 +78,7 @@ template <class Archive>
 void load(Archive& archive, kernel_buffer& b) {
   std::uint8_t role = 0, type = 0, is_const = 0;
   archive(role, b.index, b.position, type, b.dim, is_const);
-  if (role > static_cast<std::uint8_t>(buffer_role::plan) || type > static_cast<std::uint8_t>(ir::scalar_type::float64) ||
+  if (role > static_cast<std::uint8_t>(buffer_role::stride) || type > static_cast<std::uint8_t>(ir::scalar_type::float64) ||
       is_const > 1 ||
       b.index < 0 || b.dim < 1 || b.position < (launch_provided(static_cast<buffer_role>(role)) ? -1 : 0)) {
     throw cereal::Exception("kernel record: a damaged buffer layout");

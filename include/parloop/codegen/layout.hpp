@@ -15,6 +15,7 @@
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg_kind.hpp"
 #include "parloop/core/conflicts.hpp"
+#include "parloop/core/dat_layout.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::codegen {
@@ -27,6 +28,9 @@ enum class buffer_role : std::uint8_t {
   index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
   order,         // a coloured loop's elements in colour order: the launch's range indexes it
   plan,          // a two-level plan (core/block_plan.hpp): blocks, their colours and staging
+  // Not a buffer: an int parameter, how many elements apart the components of the dat of data
+  // buffer `index` lie (dat_layout::soa). After every buffer.
+  stride,
 };
 
 // Buffers that no par_loop argument supplies: the launch provides them.
@@ -45,9 +49,16 @@ struct options {
   // are plain. blocks: the range is positions in the plan's block order, a work-group per block,
   // and the writes are staged in local memory.
   conflicts writes = conflicts::atomics;
+  // How the device keeps dats of several components.
+  dat_layout dats = dat_layout::aos;
 
   friend bool operator==(const options&, const options&) = default;
 };
+
+// Whether the device keeps p's values component by component, each `stride` elements apart.
+inline bool by_components(const ir::param& p, const options& o) {
+  return o.dats == dat_layout::soa && p.kind != arg_kind::global && p.dim > 1;
+}
 
 // Whether the body indexes an argument by a computed component or slot.
 inline bool has_computed_index(const ir::kernel& k) {
@@ -103,9 +114,10 @@ constexpr bool is_global_reduction(const ir::param& p) {
 // Each distinct dat or global once (read-only if every argument on it is READ), then each
 // distinct map, then the partials of each global reduction and the counter that tells the last
 // work-group to combine them with the global's value, then the index checks' record, then a
-// coloured loop's order or a two-level plan.
+// coloured loop's order or a two-level plan; then the stride of each dat kept by components.
 inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o = {}) {
   std::vector<kernel_buffer> out;
+  std::vector<kernel_buffer> strides;
   const int n = static_cast<int>(k.params.size());
   for (int d = 0;; ++d) {
     int first = -1;
@@ -119,6 +131,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
     if (first < 0) break;
     const ir::param& p = k.params[static_cast<std::size_t>(first)];
     out.push_back({buffer_role::data, d, first, p.type, p.dim, read_only});
+    if (by_components(p, o)) strides.push_back({buffer_role::stride, d, first, ir::scalar_type::int32, 1, true});
   }
   for (int m = 0;; ++m) {
     int first = -1;
@@ -139,6 +152,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
   if (checks_indices(k, o)) out.push_back({buffer_role::index_errors, 0, -1, ir::scalar_type::int32, 1, false});
   if (o.writes == conflicts::colors) out.push_back({buffer_role::order, 0, -1, ir::scalar_type::int32, 1, true});
   if (o.writes == conflicts::blocks) out.push_back({buffer_role::plan, 0, -1, ir::scalar_type::int32, 1, true});
+  out.insert(out.end(), strides.begin(), strides.end());
   return out;
 }
 

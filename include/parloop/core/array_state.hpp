@@ -23,12 +23,16 @@ namespace detail {
 
 template <class T>
 struct array_state {
-  array_state(Runtime rt, std::optional<Set> on, std::vector<T> init, std::string array_name)
+  // `dim` values per element of `on` (a Global has no set).
+  array_state(Runtime rt, std::optional<Set> on, std::vector<T> init, std::string array_name, int dim = 1)
       : runtime(std::move(rt)),
         set(std::move(on)),
         host(std::move(init)),
         name(std::move(array_name)),
-        array(host.data(), host.size() * sizeof(T), runtime.state()->transfers) {}
+        array(host.data(), host.size() * sizeof(T), runtime.state()->transfers,
+              set ? shape_under(runtime.state()->dats, static_cast<std::size_t>(set->size()), static_cast<std::size_t>(dim),
+                                sizeof(T))
+                  : component_shape{}) {}
   array_state(const array_state&) = delete;
   array_state& operator=(const array_state&) = delete;
 

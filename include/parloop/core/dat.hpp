@@ -47,7 +47,7 @@ class Dat {
       throw data_error(fmt::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}", name,
                                    expected, set.size(), set.name(), Dim, values.size()));
     }
-    state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name));
+    state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name), Dim);
   }
 
   const Set& set() const { return *state().set; }

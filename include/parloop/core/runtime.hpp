@@ -45,6 +45,8 @@ struct runtime_state {
   strategy reduction_strategy = split_n_across_workgroups{};
   // How par_loops that name none keep combining writes through maps apart.
   conflicts default_conflicts = conflicts::atomics;
+  // How the device keeps dats of several components: the backend's choice when it opens.
+  dat_layout dats = dat_layout::aos;
   transfer_stats transfers;
 };
 
@@ -149,6 +151,10 @@ class Runtime {
   // and needs neither.
   conflicts default_conflicts() const { return state_->default_conflicts; }
   void set_default_conflicts(conflicts c) { state_->default_conflicts = c; }
+
+  // How the device keeps dats of several components: PARLOOP_DAT_LAYOUT when the runtime
+  // opened, else soa; aos on the host backend, whose dats are the program's arrays.
+  parloop::dat_layout dat_layout() const { return state_->dats; }
 
   // Waits for every loop and copy this runtime enqueued (par_loop returns once its loop is
   // enqueued); throws what those loops found wrong on the device. Reading a dat or a global

@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
+
+#include "parloop/core/dat_layout.hpp"
 
 namespace parloop {
 
@@ -52,25 +55,53 @@ class device_memory {
   virtual void synchronize() {}
 };
 
+// A dat that a device keeps component by component (dat_layout::soa): its elements, of `dim`
+// scalars of `scalar` bytes, and how many elements apart its components lie on the device.
+struct component_shape {
+  std::size_t elements = 0;
+  std::size_t dim = 1;
+  std::size_t scalar = 0;
+  std::size_t stride = 0;  // 0: the device keeps it as the host does
+
+  std::size_t device_bytes() const { return stride * dim * scalar; }
+};
+
+// The shape of a dat of `dim` components on `elements` elements under `layout`: only a dat of
+// several components is kept by components.
+inline component_shape shape_under(dat_layout layout, std::size_t elements, std::size_t dim, std::size_t scalar) {
+  if (layout == dat_layout::aos || dim < 2) return {};
+  return {elements, dim, scalar, soa_stride(elements)};
+}
+
 // The host array of a dat or global and, once used on a device, its device copy. The
-// mask says which is current; every copy between them is counted in the runtime's stats.
+// mask says which is current; every copy between them is counted in the runtime's stats (in
+// the device copy's bytes). A copy of an array kept by components is transposed on the host,
+// on its way.
 class mirrored_array {
  public:
-  mirrored_array(void* host, std::size_t bytes, transfer_stats& stats)
-      : host_(host), bytes_(bytes), stats_(&stats) {}
+  mirrored_array(void* host, std::size_t bytes, transfer_stats& stats, component_shape shape = {})
+      : host_(host), bytes_(bytes), stats_(&stats), shape_(shape) {}
   mirrored_array(const mirrored_array&) = delete;
   mirrored_array& operator=(const mirrored_array&) = delete;
 
   validity valid() const { return valid_; }
   std::size_t bytes() const { return bytes_; }
+  // How many elements apart the device copy's components lie; 0 where it is kept as the host's.
+  std::size_t component_stride() const { return shape_.stride; }
   const device_buffer* buffer() const { return buffer_.get(); }
 
   // Before the host reads: copy back only if the host copy is stale.
   void ensure_host(device_memory* device) {
     if (has(valid_, validity::host)) return;
-    device->read_back(*buffer_, host_, bytes_);
+    if (shape_.stride == 0) {
+      device->read_back(*buffer_, host_, bytes_);
+    } else {
+      std::vector<unsigned char> components(shape_.device_bytes());
+      device->read_back(*buffer_, components.data(), components.size());
+      transpose(components.data(), host_, shape_.elements, shape_.dim, shape_.scalar, shape_.stride, false);
+    }
     stats_->to_host += 1;
-    stats_->to_host_bytes += bytes_;
+    stats_->to_host_bytes += device_bytes();
     valid_ = valid_ | validity::host;
   }
   // Before the host writes: afterwards only the host copy is current.
@@ -82,11 +113,18 @@ class mirrored_array {
   void host_overwritten() { valid_ = validity::host; }
   // Before a device loop reads: allocate on first use, upload only if the device copy is stale.
   device_buffer& ensure_device(device_memory& device) {
-    if (!buffer_) buffer_ = device.allocate(bytes_);
+    if (!buffer_) buffer_ = device.allocate(device_bytes());
     if (!has(valid_, validity::device)) {
-      device.upload(*buffer_, host_, bytes_);
+      if (shape_.stride == 0) {
+        device.upload(*buffer_, host_, bytes_);
+      } else {
+        // The padding after each component is zeros, never read.
+        std::vector<unsigned char> components(shape_.device_bytes());
+        transpose(host_, components.data(), shape_.elements, shape_.dim, shape_.scalar, shape_.stride, true);
+        device.upload(*buffer_, components.data(), components.size());
+      }
       stats_->to_device += 1;
-      stats_->to_device_bytes += bytes_;
+      stats_->to_device_bytes += device_bytes();
       valid_ = valid_ | validity::device;
     }
     return *buffer_;
@@ -95,9 +133,12 @@ class mirrored_array {
   void device_written() { valid_ = validity::device; }
 
  private:
+  std::size_t device_bytes() const { return shape_.stride == 0 ? bytes_ : shape_.device_bytes(); }
+
   void* host_;
   std::size_t bytes_;
   transfer_stats* stats_;
+  component_shape shape_;
   validity valid_ = validity::host;
   std::unique_ptr<device_buffer> buffer_;
 };

@@ -51,9 +51,10 @@ class launcher {
   std::span<const codegen::kernel_buffer> layout() const { return layout_; }
 
   // Enqueues elements [start, end) on `groups` groups of block() work-items, with `buffers`
-  // in layout() order. Never waits for the device.
-  virtual void enqueue(index_t start, index_t end, std::int64_t groups,
-                       std::span<const device_buffer* const> buffers) = 0;
+  // and then `strides` (the int parameters of buffer_role::stride) in layout() order. Never
+  // waits for the device.
+  virtual void enqueue(index_t start, index_t end, std::int64_t groups, std::span<const device_buffer* const> buffers,
+                       std::span<const int> strides) = 0;
 
   // The kernel as a record that the backend's load turns back into a launcher (for the disk
   // cache). Asked for, not made with every build: on some devices (PoCL) the binary costs a
@@ -93,10 +94,12 @@ class launcher_owner {
   virtual void drop(std::uint64_t backend_id) = 0;
 };
 
-// Whether generated code checks computed indices: PARLOOP_CHECK_INDICES=0 turns it off.
+// Whether generated code checks computed indices (PARLOOP_CHECK_INDICES=0 turns it off), and
+// how the device keeps dats (PARLOOP_DAT_LAYOUT).
 inline codegen::options codegen_options_from_environment() {
   return {.check_indices = switch_from_environment("PARLOOP_CHECK_INDICES", true,
-                                                   "check computed indices on the device", "do not")};
+                                                   "check computed indices on the device", "do not"),
+          .dats = dat_layout_from_environment()};
 }
 
 // Whether device compilers may trade IEEE accuracy for speed (approximate division, square root
@@ -149,7 +152,8 @@ class device_backend : public device_memory {
 
   // Partials and counters of global reductions, kept between launches.
   exec::reduction_scratch& scratch() { return scratch_; }
-  // How this backend's kernels are written (index checks on or off), fixed when it opens.
+  // How this backend's kernels are written (index checks on or off, how dats lie), fixed when
+  // it opens.
   const codegen::options& codegen_options() const { return options_; }
   // The disk cache its kernels are kept in, as the environment said when it opened; null for none.
   const std::shared_ptr<const cache::disk_cache>& disk() const { return disk_; }
@@ -201,6 +205,7 @@ inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend
   state.device_name = backend->describe();
   state.default_strategy = backend->default_strategy();
   state.reduction_strategy = backend->default_reduction_strategy();
+  state.dats = backend->codegen_options().dats;
   state.backend = std::move(backend);
 }
 

@@ -45,10 +45,14 @@ void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, ind
   // The layout holds data, maps, reduction scratch, the index checks' record and an order or
   // plan: at most 2n + 3 buffers.
   std::array<const device_buffer*, 2 * N + 3> buffers{};
-  std::size_t n_buffers = 0, n_partials = 0;
+  std::array<int, N> strides{};
+  std::size_t n_buffers = 0, n_partials = 0, n_strides = 0;
   for (const codegen::kernel_buffer& b : l.layout()) {
     const device_buffer* bound = nullptr;
     switch (b.role) {
+      case codegen::buffer_role::stride:
+        strides[n_strides++] = static_cast<int>(views[static_cast<std::size_t>(b.position)].data->component_stride());
+        continue;
       case codegen::buffer_role::data: bound = views[static_cast<std::size_t>(b.position)].data->buffer(); break;
       case codegen::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->buffer(); break;
       case codegen::buffer_role::partials: {
@@ -64,7 +68,7 @@ void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, ind
     }
     buffers[n_buffers++] = bound;
   }
-  l.enqueue(start, end, groups, std::span(buffers.data(), n_buffers));
+  l.enqueue(start, end, groups, std::span(buffers.data(), n_buffers), std::span(strides.data(), n_strides));
 }
 
 template <class K, class... Args>

@@ -79,19 +79,24 @@ class launcher final : public parloop::detail::launcher {
     }
   }
 
-  void enqueue(index_t start, index_t end, std::int64_t groups,
-               std::span<const parloop::detail::device_buffer* const> buffers) override {
+  void enqueue(index_t start, index_t end, std::int64_t groups, std::span<const parloop::detail::device_buffer* const> buffers,
+               std::span<const int> strides) override {
     if (groups > max_groups) {
       throw argument_error(fmt::format("kernel '{}': a launch of {} blocks exceeds CUDA's {}", entry_, groups, max_groups));
     }
     int s = start, e = end;
     std::array<CUdeviceptr, max_buffers> pointers;
+    std::array<int, max_buffers> ints;
     std::array<void*, max_buffers + 2> params;
     params[0] = &s;
     params[1] = &e;
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       pointers[i] = static_cast<const buffer*>(buffers[i])->get();
       params[i + 2] = &pointers[i];
+    }
+    for (std::size_t i = 0; i < strides.size(); ++i) {
+      ints[i] = strides[i];
+      params[buffers.size() + i + 2] = &ints[i];
     }
     const driver& d = ctx().api();
     ctx().make_current();

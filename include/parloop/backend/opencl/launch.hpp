@@ -46,8 +46,8 @@ class launcher final : public parloop::detail::launcher {
 
   // A cl_kernel's arguments are state of the kernel object: set and enqueued by the one thread
   // that uses this runtime.
-  void enqueue(index_t start, index_t end, std::int64_t groups,
-               std::span<const parloop::detail::device_buffer* const> buffers) override {
+  void enqueue(index_t start, index_t end, std::int64_t groups, std::span<const parloop::detail::device_buffer* const> buffers,
+               std::span<const int> strides) override {
     cl_uint index = 0;
     const cl_int s = start, e = end;
     check(clSetKernelArg(kernel_.get(), index++, sizeof s, &s), "clSetKernelArg(start)");
@@ -55,6 +55,10 @@ class launcher final : public parloop::detail::launcher {
     for (const parloop::detail::device_buffer* b : buffers) {
       const cl_mem m = static_cast<const buffer*>(b)->get();
       check(clSetKernelArg(kernel_.get(), index++, sizeof m, &m), "clSetKernelArg(buffer)");
+    }
+    for (const int stride : strides) {
+      const cl_int v = stride;
+      check(clSetKernelArg(kernel_.get(), index++, sizeof v, &v), "clSetKernelArg(stride)");
     }
     const std::size_t local = static_cast<std::size_t>(block());
     const std::size_t global = static_cast<std::size_t>(groups) * local;
