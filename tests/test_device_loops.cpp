@@ -397,6 +397,33 @@ TEST_CASE("threads launch one kernel on their own runtimes", "[device][threads]"
   CHECK(flux.launches() == n_threads * n_loops);
 }
 
+TEST_CASE("a global set on the host between loops reaches each loop with its value", "[device][transfers]") {
+  // 8 bytes a value: 1000 values go round the 4 KB of staged uploads twice.
+  const pl::Runtime rt = parloop_test::device_runtime();
+  const pl::Set cells(rt, 300);
+  pl::Dat<double, 3> x(cells);
+  pl::Global<double> g(rt, 0.0);
+  auto add = pl::kernel("add_global", [](auto x, auto g) {
+    x[0] += g;
+    x[2] += g * g;
+  });
+  double sum = 0.0, squares = 0.0;
+  for (int i = 0; i < 1000; ++i) {
+    g.set_value(static_cast<double>(i));
+    pl::par_loop(add, cells, x(pl::RW), g(pl::READ));
+    sum += i;
+    squares += static_cast<double>(i) * i;
+  }
+  CHECK(rt.transfers().to_device == 1001);  // x once, g each time
+  CHECK(rt.transfers().to_host == 0);
+  const auto v = x.host();
+  for (int e = 0; e < 300; ++e) {
+    CHECK(v[static_cast<std::size_t>(e) * 3] == sum);
+    CHECK(v[static_cast<std::size_t>(e) * 3 + 1] == 0.0);
+    CHECK(v[static_cast<std::size_t>(e) * 3 + 2] == squares);
+  }
+}
+
 TEST_CASE("reductions finish on the device: loops read nothing back, value() reads once", "[device][reductions]") {
   twin_mesh d(parloop_test::device_runtime());
   const auto& t = d.rt.transfers();

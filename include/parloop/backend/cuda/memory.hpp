@@ -61,13 +61,20 @@ class memory final : public parloop::detail::device_memory {
     return std::make_unique<buffer>(ctx_, p);
   }
 
-  // Waits until the copy is done: the host may change its data right after.
+  // The host may change its data right after: a small copy is staged in pinned memory and not
+  // waited for; a larger one is waited for.
   void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
     if (bytes == 0) return;
     ctx_->make_current();
     const driver& d = ctx_->api();
-    d.check(d.memcpy_htod_async(static_cast<buffer&>(dst).get(), src, bytes, ctx_->stream()), "cuMemcpyHtoDAsync");
-    d.check(d.stream_synchronize(ctx_->stream()), "cuStreamSynchronize");
+    const CUdeviceptr to = static_cast<buffer&>(dst).get();
+    const bool staged = uploads_.stage(
+        src, bytes, [&] { return pinned() + exec::staged_copies::capacity; },
+        [&](unsigned char* at) { d.check(d.memcpy_htod_async(to, at, bytes, ctx_->stream()), "cuMemcpyHtoDAsync"); },
+        [&] { wait(); });
+    if (staged) return;
+    d.check(d.memcpy_htod_async(to, src, bytes, ctx_->stream()), "cuMemcpyHtoDAsync");
+    wait();
   }
 
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
@@ -83,6 +90,7 @@ class memory final : public parloop::detail::device_memory {
     ctx_->make_current();
     ctx_->api().check(ctx_->api().stream_synchronize(ctx_->stream()), "cuStreamSynchronize");
     staged_.arrived();
+    uploads_.waited();
   }
 
   // Rides along with the next download: copied without waiting into pinned memory (a copy into
@@ -108,7 +116,9 @@ class memory final : public parloop::detail::device_memory {
     ctx_->make_current();
     if (pinned_ == nullptr) {
       void* p = nullptr;
-      ctx_->api().check(ctx_->api().mem_host_alloc(&p, exec::staged_copies::capacity, 0), "cuMemHostAlloc");
+      ctx_->api().check(
+          ctx_->api().mem_host_alloc(&p, exec::staged_copies::capacity + exec::staged_uploads::capacity, 0),
+          "cuMemHostAlloc");
       pinned_ = static_cast<unsigned char*>(p);
     }
     return pinned_;
@@ -117,6 +127,7 @@ class memory final : public parloop::detail::device_memory {
   std::shared_ptr<const context> ctx_;  // shared with every buffer made here
   unsigned char* pinned_ = nullptr;
   exec::staged_copies staged_;
+  exec::staged_uploads uploads_;
 };
 
 }  // namespace parloop::backend::cuda

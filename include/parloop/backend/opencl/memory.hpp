@@ -42,27 +42,43 @@ class memory final : public parloop::detail::device_memory {
     return std::make_unique<buffer>(std::move(m));
   }
 
+  // The host may change its data right after: a small copy is staged in pinned memory and not
+  // waited for; a larger one is waited for.
   void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
     if (bytes == 0) return;
-    const cl_int status =
-        clEnqueueWriteBuffer(ctx_.queue(), static_cast<buffer&>(dst).get(), CL_TRUE, 0, bytes, src, 0, nullptr, nullptr);
+    const cl_mem to = static_cast<buffer&>(dst).get();
+    const bool staged = uploads_.stage(
+        src, bytes, [&] { return pinned() + exec::staged_copies::capacity; },
+        [&](unsigned char* at) {
+          const cl_int status = clEnqueueWriteBuffer(ctx_.queue(), to, CL_FALSE, 0, bytes, at, 0, nullptr, nullptr);
+          if (is_out_of_memory(status)) throw out_of_memory(bytes, status);
+          check(status, "clEnqueueWriteBuffer");
+        },
+        [&] { wait(); });
+    if (staged) return;
+    const cl_int status = clEnqueueWriteBuffer(ctx_.queue(), to, CL_TRUE, 0, bytes, src, 0, nullptr, nullptr);
     // Where allocation is lazy, the first write is where memory runs out.
     if (is_out_of_memory(status)) throw out_of_memory(bytes, status);
     check(status, "clEnqueueWriteBuffer");
   }
 
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    if (bytes != 0) {
-      check(clEnqueueReadBuffer(ctx_.queue(), static_cast<const buffer&>(src).get(), CL_TRUE, 0, bytes, dst, 0,
-                                nullptr, nullptr),
-            "clEnqueueReadBuffer");
+    if (bytes == 0) {
+      wait();
+      return;
     }
+    check(clEnqueueReadBuffer(ctx_.queue(), static_cast<const buffer&>(src).get(), CL_TRUE, 0, bytes, dst, 0, nullptr,
+                              nullptr),
+          "clEnqueueReadBuffer");
+    // A blocking read on the in-order queue returns after everything before it.
     staged_.arrived();
+    uploads_.waited();
   }
 
   void wait() {
     check(clFinish(ctx_.queue()), "clFinish");
     staged_.arrived();
+    uploads_.waited();
   }
 
   // Rides along with the next download. NVIDIA's OpenCL copies into pageable memory
@@ -103,10 +119,12 @@ class memory final : public parloop::detail::device_memory {
     if (pinned_ == nullptr) {
       cl_int status = CL_SUCCESS;
       staging_ = mem_handle(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                           exec::staged_copies::capacity, nullptr, &status));
+                                           exec::staged_copies::capacity + exec::staged_uploads::capacity, nullptr,
+                                           &status));
       check(status, "clCreateBuffer");
       void* mapped = clEnqueueMapBuffer(ctx_.queue(), staging_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                        exec::staged_copies::capacity, 0, nullptr, nullptr, &status);
+                                        exec::staged_copies::capacity + exec::staged_uploads::capacity, 0, nullptr,
+                                        nullptr, &status);
       check(status, "clEnqueueMapBuffer");
       pinned_ = static_cast<unsigned char*>(mapped);
     }
@@ -117,6 +135,7 @@ class memory final : public parloop::detail::device_memory {
   mem_handle staging_;
   unsigned char* pinned_ = nullptr;
   exec::staged_copies staged_;
+  exec::staged_uploads uploads_;
 };
 
 }  // namespace parloop::backend::opencl
