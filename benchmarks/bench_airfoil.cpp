@@ -64,11 +64,14 @@ struct parloop_variant {
   kernel_kind kernels;
   pl::conflicts conflicts;
   pl::dat_layout layout = pl::dat_layout::soa;
+  // Each loop's launch chosen by timing (pl::autotune); `conflicts` is then only the default.
+  bool tuned = false;
 };
 
 // Every parloop variant; the first is the reference of the correctness check. A new way of
 // keeping increments apart (pl::conflicts) is one more row here. The layout by elements (aos)
-// shows what keeping dats by components (the default) gains.
+// shows what keeping dats by components (the default) gains; the tuned variants, what
+// autotuning chooses on this device among strategies, block sizes, atomics and colours.
 constexpr parloop_variant parloop_variants[] = {
     {kernel_kind::dsl, pl::conflicts::atomics},
     {kernel_kind::dsl, pl::conflicts::colors},
@@ -77,6 +80,8 @@ constexpr parloop_variant parloop_variants[] = {
     {kernel_kind::c, pl::conflicts::colors},
     {kernel_kind::dsl, pl::conflicts::atomics, pl::dat_layout::aos},
     {kernel_kind::c, pl::conflicts::atomics, pl::dat_layout::aos},
+    {kernel_kind::dsl, pl::conflicts::atomics, pl::dat_layout::soa, true},
+    {kernel_kind::c, pl::conflicts::atomics, pl::dat_layout::soa, true},
 };
 
 constexpr parloop_bench::airfoil_hand_options hand_variants[] = {
@@ -88,7 +93,8 @@ constexpr parloop_bench::airfoil_hand_options hand_variants[] = {
 
 std::string variant_name(const parloop_variant& v) {
   return std::string("parloop-") + (v.kernels == kernel_kind::dsl ? "dsl-" : "c-") +
-         std::string(pl::to_string(v.conflicts)) + (v.layout == pl::dat_layout::aos ? "-aos" : "");
+         (v.tuned ? std::string("tuned") : std::string(pl::to_string(v.conflicts))) +
+         (v.layout == pl::dat_layout::aos ? "-aos" : "");
 }
 
 // "colors" as parloop says it, so that the two columns of names read alike.
@@ -142,14 +148,22 @@ template <class Kernels>
 class parloop_runner final : public runner {
  public:
   parloop_runner(std::string name, pl::Runtime& rt, const airfoil::mesh& m, const airfoil::flow& c, Kernels kernels,
-                 pl::conflicts conflicts)
-      : runner(std::move(name)), rt_(rt), mesh_(m), flow_(c), kernels_(std::move(kernels)), conflicts_(conflicts) {}
+                 pl::conflicts conflicts, bool tuned)
+      : runner(std::move(name)),
+        rt_(rt),
+        mesh_(m),
+        flow_(c),
+        kernels_(std::move(kernels)),
+        conflicts_(conflicts),
+        tuned_(tuned) {}
 
   bool hand_written() const override { return false; }
   void start() override {
     solver_.reset();
-    // The runtime's default is what the solver's loops take; the variants take turns on it.
+    // The runtime's defaults are what the solver's loops take; the variants take turns on it.
+    // A tuned variant's loops are timed at their first call, in the untimed warm-up.
     rt_.set_default_conflicts(conflicts_);
+    rt_.set_autotune(tuned_);
     solver_.emplace(rt_, mesh_, flow_);
   }
   void iterate() override { solver_->iterate(kernels_); }
@@ -193,6 +207,7 @@ class parloop_runner final : public runner {
   const airfoil::flow& flow_;
   Kernels kernels_;
   pl::conflicts conflicts_;
+  bool tuned_;
   std::optional<airfoil::solver> solver_;
 };
 
@@ -263,12 +278,12 @@ std::vector<std::unique_ptr<runner>> make_parloop_runners(std::array<pl::Runtime
     pl::Runtime& rt = runtimes[static_cast<std::size_t>(v.layout)];
     if (v.kernels == kernel_kind::dsl) {
       using kernels = decltype(airfoil::dsl_kernels(c));
-      out.push_back(
-          std::make_unique<parloop_runner<kernels>>(variant_name(v), rt, m, c, airfoil::dsl_kernels(c), v.conflicts));
+      out.push_back(std::make_unique<parloop_runner<kernels>>(variant_name(v), rt, m, c, airfoil::dsl_kernels(c),
+                                                              v.conflicts, v.tuned));
     } else {
       using kernels = decltype(airfoil::c_kernels(c));
-      out.push_back(
-          std::make_unique<parloop_runner<kernels>>(variant_name(v), rt, m, c, airfoil::c_kernels(c), v.conflicts));
+      out.push_back(std::make_unique<parloop_runner<kernels>>(variant_name(v), rt, m, c, airfoil::c_kernels(c),
+                                                              v.conflicts, v.tuned));
     }
   }
   return out;

@@ -58,8 +58,10 @@ def plot(times, variants, loops, out, title):
     panels = 2 if per_loop else 1
     fig, axes = plt.subplots(1, panels, figsize=(7 * panels + 2, 5), squeeze=False,
                              gridspec_kw={"width_ratios": [2, 1][:panels]})
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    # tab20: distinct colours for up to 20 variants; hand-written ones hatched as well.
+    colours = plt.get_cmap("tab20").colors
     colour = {v: colours[i % len(colours)] for i, v in enumerate(measured)}
+    hatch = {v: "//" if v.startswith("hand-") else None for v in measured}
 
     if per_loop:
         ax = axes[0][0]
@@ -67,7 +69,7 @@ def plot(times, variants, loops, out, title):
         for i, v in enumerate(measured):
             xs = [g + (i - (len(measured) - 1) / 2) * width for g in range(len(per_loop))]
             ys = [1e6 * times[v].get(l, float("nan")) for l in per_loop]
-            ax.bar(xs, ys, width, label=v, color=colour[v])
+            ax.bar(xs, ys, width, label=v, color=colour[v], hatch=hatch[v])
         for g, l in enumerate(per_loop):
             if l in floor:
                 ax.hlines(1e6 * floor[l], g - 0.45, g + 0.45, colors="black", linewidth=2,
@@ -81,8 +83,8 @@ def plot(times, variants, loops, out, title):
 
     ax = axes[0][panels - 1]
     with_total = [v for v in measured if TOTAL in times[v]]
-    ax.bar(range(len(with_total)), [1e3 * times[v][TOTAL] for v in with_total],
-           color=[colour[v] for v in with_total])
+    for i, v in enumerate(with_total):
+        ax.bar(i, 1e3 * times[v][TOTAL], color=colour[v], hatch=hatch[v])
     if TOTAL in floor:
         ax.axhline(1e3 * floor[TOTAL], color="black", linestyle="--", label="memory floor")
         ax.legend(fontsize="small")

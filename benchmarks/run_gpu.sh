@@ -95,10 +95,13 @@ for step in "${steps[@]}"; do
     bench-airfoil)
       # Airfoil at OP2's size: parloop's variants against hand-written CUDA, whole iterations and
       # per loop; the plot is made from the CSV where matplotlib is (benchmarks/plot_airfoil.py).
-      "$build/benchmarks/bench_airfoil" --csv "$out/bench-airfoil.csv" 2>&1 | tee "$out/bench-airfoil.txt"
+      # The log (PARLOOP_LOG=info, on stderr) has every compile and each tuned loop's candidates.
+      PARLOOP_LOG=info "$build/benchmarks/bench_airfoil" --csv "$out/bench-airfoil.csv" 2>"$out/bench-airfoil-log.txt" |
+        tee "$out/bench-airfoil.txt"
       rc=${PIPESTATUS[0]}
-      [ $rc -eq 0 ] || status=1
+      [ $rc -eq 0 ] || { status=1; tail -20 "$out/bench-airfoil-log.txt"; }
       note "bench airfoil: exit $rc -- $(grep -E '^best parloop|^WRONG|memory floor:' "$out/bench-airfoil.txt" | tr '\n' ' ')"
+      grep -E 'autotuned' "$out/bench-airfoil-log.txt" | tee -a "$summary"
       ;;
     *) echo "unknown step '$step'"; exit 2 ;;
   esac

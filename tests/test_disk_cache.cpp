@@ -34,27 +34,15 @@
 #include "fake_backend.hpp"
 #include "random_mesh.hpp"
 #include "scoped_env.hpp"
+#include "temporary_folder.hpp"
 
 namespace pl = parloop;
 namespace pc = parloop::cache;
 using Catch::Matchers::Contains;
 using parloop_test::scoped_env;
+using parloop_test::temporary_folder;
 
 namespace {
-
-// A fresh folder under the system's temporary one, removed afterwards.
-struct temporary_folder {
-  temporary_folder() {
-    std::string name = (std::filesystem::temp_directory_path() / "parloop-disk-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~temporary_folder() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::filesystem::path path;
-};
 
 pc::key_material sample_material(const std::string& source = "__kernel void pl_kernel_k() {}") {
   pc::key_material m;

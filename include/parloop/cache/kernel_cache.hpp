@@ -51,6 +51,20 @@ struct compiled_kernel {
   std::unique_ptr<launcher> loaded;
 };
 
+// How a loop is launched: its strategy, and how its combining writes through maps are kept apart.
+struct loop_launch {
+  strategy launch;
+  conflicts writes = conflicts::atomics;
+  friend bool operator==(const loop_launch&, const loop_launch&) = default;
+};
+
+// The launch autotuning chose for one signature on one backend (exec/autotune.hpp).
+struct tuned_launch {
+  tuned_launch(std::uint64_t backend_id, loop_launch l) : backend(backend_id), chosen(std::move(l)) {}
+  const std::uint64_t backend;
+  const loop_launch chosen;
+};
+
 struct signature_entry {
   signature_entry(std::type_index sig, std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced)
       : signature(sig), params(p.begin(), p.end()), ir(std::move(traced)) {}
@@ -63,6 +77,11 @@ struct signature_entry {
   std::array<std::atomic<compiled_kernel*>, 4> last_hit{};
   // Guarded by the cache's mutex.
   std::vector<std::unique_ptr<compiled_kernel>> compiled;
+  // The launch autotuning chose on each of a few backends (by id), read without a lock; the
+  // choices are kept in `tuned`, guarded by the cache's tuning mutex, and never freed before the
+  // entry.
+  std::array<std::atomic<const tuned_launch*>, 4> tuned_slot{};
+  std::vector<std::unique_ptr<tuned_launch>> tuned;
   // The entry made before this one: readers walk the list from the newest without a lock.
   signature_entry* older = nullptr;
 };
@@ -123,6 +142,30 @@ class kernel_cache {
     return find_or_build(e, device, s, writes, slot);
   }
 
+  // The launch autotuning chose for this entry on this backend: after the first call, found
+  // with an atomic load. The first call runs `tune()`, which returns the choice; calls of other
+  // threads wait for it (a kernel is tuned once per backend).
+  template <class Tune>
+  const loop_launch& tuned(signature_entry& e, device_backend& device, Tune&& tune) {
+    std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
+    if (const tuned_launch* t = slot.load(std::memory_order_acquire); t != nullptr && t->backend == device.id()) {
+      return t->chosen;
+    }
+    std::lock_guard lock(store_->tuning);
+    for (const auto& t : e.tuned) {
+      if (t->backend != device.id()) continue;
+      slot.store(t.get(), std::memory_order_release);
+      return t->chosen;
+    }
+    auto made = std::make_unique<tuned_launch>(device.id(), tune());
+    const tuned_launch* t = made.get();
+    e.tuned.push_back(std::move(made));
+    slot.store(t, std::memory_order_release);
+    return t->chosen;
+  }
+  // A loop autotuned by timing its candidates (not by a choice found in the disk cache).
+  void count_tuning() { stats_->tunings.fetch_add(1); }
+
   // A par_loop call that ran (on any backend; an empty range too).
   void count_launch() { stats_->launches.fetch_add(1, std::memory_order_relaxed); }
   // Only with PARLOOP_STATS=1: a call timed to its end, and the bytes its arguments declare.
@@ -148,6 +191,8 @@ class kernel_cache {
   // Launchers made from the disk cache's entries instead of compiling.
   std::uint64_t disk_hits() const { return stats_->disk_hits.load(); }
   std::uint64_t launches() const { return stats_->launches.load(); }
+  // Loops autotuned by timing their candidates.
+  std::uint64_t tunings() const { return stats_->tunings.load(); }
 
  private:
   struct store final : launcher_owner {
@@ -180,6 +225,9 @@ class kernel_cache {
 
     std::mutex mutex;
     std::condition_variable changed;
+    // Held while a loop of this kernel is autotuned, which takes `mutex` to build its candidates:
+    // never taken while `mutex` is held.
+    std::mutex tuning;
     std::atomic<signature_entry*> newest{nullptr};
     std::vector<std::unique_ptr<signature_entry>> entries;
     std::vector<key> tracing;

@@ -24,6 +24,7 @@ enum class binary_format : std::uint8_t {
   opencl_program,  // CL_PROGRAM_BINARIES of one device
   cubin,           // machine code for one GPU architecture
   ptx,             // assembly the CUDA driver compiles when loading it
+  launch_choice,   // not a binary: the launch autotuning chose for a loop (exec/autotune.hpp)
 };
 
 struct kernel_record {
@@ -103,7 +104,7 @@ void load(Archive& archive, kernel_record& r) {
   std::uint8_t format = 0;
   archive(backend, format, bounded(r.entry), bounded(r.binary), r.grid, r.block, bounded(r.layout));
   if (backend <= static_cast<int>(backend_kind::host) || backend > static_cast<int>(backend_kind::cuda) ||
-      format > static_cast<std::uint8_t>(binary_format::ptx) || r.entry.empty() || r.binary.empty() || r.block < 1 ||
+      format > static_cast<std::uint8_t>(binary_format::launch_choice) || r.entry.empty() || r.binary.empty() || r.block < 1 ||
       r.block > 1024) {
     throw cereal::Exception(fmt::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})", r.entry,
                                         backend, format, r.binary.size(), r.block));

@@ -34,6 +34,8 @@ struct kernel_stats {
   // par_loop calls that ran, on any backend, empty ranges too: on a device each is a compile, a
   // disk hit or a memory hit.
   std::atomic<std::uint64_t> launches{0};
+  // Loops autotuned by timing their candidate launches (core/autotune.hpp).
+  std::atomic<std::uint64_t> tunings{0};
   std::atomic<std::uint64_t> compile_ns{0};
   std::atomic<std::uint64_t> load_ns{0};
   // Only with PARLOOP_STATS=1: each call timed to its end, and the bytes it declares it moves.

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "parloop/core/autotune.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
@@ -45,6 +46,8 @@ struct runtime_state {
   strategy reduction_strategy = split_n_across_workgroups{};
   // How par_loops that name none keep combining writes through maps apart.
   conflicts default_conflicts = conflicts::atomics;
+  // Whether par_loops that name no strategy and no conflicts are autotuned (core/autotune.hpp).
+  bool autotune = false;
   // How the device keeps dats of several components: the backend's choice when it opens.
   dat_layout dats = dat_layout::aos;
   transfer_stats transfers;
@@ -118,6 +121,7 @@ class Runtime {
     auto state = std::make_shared<detail::runtime_state>();
     state->kind = kind;
     state->default_conflicts = detail::conflicts_from_environment();
+    state->autotune = detail::autotune_from_environment();
     if (kind != backend_kind::host) {
       const detail::backend_entry* entry = detail::backend_entry_of(kind);
       const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
@@ -151,6 +155,13 @@ class Runtime {
   // and needs neither.
   conflicts default_conflicts() const { return state_->default_conflicts; }
   void set_default_conflicts(conflicts c) { state_->default_conflicts = c; }
+
+  // Whether loops that name no strategy and no conflicts are autotuned: at its first call on a
+  // device, each such loop times the device's candidate launches and keeps the fastest (kept in
+  // the disk cache too). PARLOOP_AUTOTUNE when the runtime opened, else off. The host has
+  // nothing to choose.
+  bool autotunes() const { return state_->autotune; }
+  void set_autotune(bool on) { state_->autotune = on; }
 
   // How the device keeps dats of several components: PARLOOP_DAT_LAYOUT when the runtime
   // opened, else soa; aos on the host backend, whose dats are the program's arrays.

@@ -108,6 +108,20 @@ inline bool fast_math_from_environment() {
   return switch_from_environment("PARLOOP_FAST_MATH", false, "the device compiler's fast math", "IEEE arithmetic");
 }
 
+// A GPU's candidates for autotuning, `preferred` first: one element per work-item in blocks of
+// 128 to 512, vectors of two or four elements per work-item, and grids of four or eight blocks
+// of 256 per compute unit (a reduction's partials are fewer then).
+inline std::vector<strategy> gpu_tuning_strategies(const strategy& preferred) {
+  std::vector<strategy> out{preferred};
+  for (const strategy& s : {strategy(vectors_across_workgroups{128, 2}), strategy(vectors_across_workgroups{256, 2}),
+                            strategy(vectors_across_workgroups{128, 4}), strategy(split_n_across_workgroups{128}),
+                            strategy(split_n_across_workgroups{256}), strategy(split_n_across_workgroups{512}),
+                            strategy(grid_stride{256, 4}), strategy(grid_stride{256, 8})}) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
 class device_backend : public device_memory {
  public:
   device_backend()
@@ -136,6 +150,8 @@ class device_backend : public device_memory {
   virtual strategy default_strategy() const = 0;
   // For loops that reduce into a global.
   virtual strategy default_reduction_strategy() const = 0;
+  // The strategies an autotuned loop times (exec/autotune.hpp), the defaults first.
+  virtual std::vector<strategy> tuning_strategies() const { return {default_strategy(), default_reduction_strategy()}; }
   virtual codegen::dialect_kind dialect() const = 0;
   // Everything a binary built here depends on besides its source.
   virtual const cache::device_signature& signature() const = 0;

@@ -71,13 +71,14 @@ void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, ind
   l.enqueue(start, end, groups, std::span(buffers.data(), n_buffers), std::span(strides.data(), n_strides));
 }
 
+// Launches k's signature `entry` over r as `how` says.
 template <class K, class... Args>
-void launch_on_device(device_backend& device, const K& k, const strategy& s, conflicts c, range r,
+void launch_on_device(device_backend& device, const K& k, signature_entry& entry, const loop_launch& how, range r,
                       const Args&... args) {
   constexpr std::size_t n = sizeof...(Args);
-  signature_entry& entry = k.entry(args...);
+  const strategy& s = how.launch;
   // How writes are kept apart matters only to a loop whose elements can meet at a target.
-  const conflicts writes = codegen::combines_through_maps(*entry.ir) ? c : conflicts::atomics;
+  const conflicts writes = codegen::combines_through_maps(*entry.ir) ? how.writes : conflicts::atomics;
   // The launches: the range itself, or, coloured, each colour's positions in the order (of
   // elements, or of a plan's blocks). Made before the kernel, so that a loop no plan can hold is
   // refused before anything is compiled.

@@ -15,6 +15,7 @@
 #include "parloop/cache/stats.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/arg.hpp"
+#include "parloop/core/autotune.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/strategy.hpp"
@@ -22,6 +23,7 @@
 #include "parloop/dsl/source_kernel.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
+#include "parloop/exec/autotune.hpp"
 #include "parloop/exec/device_launch.hpp"
 #include "parloop/exec/traffic.hpp"
 
@@ -174,38 +176,47 @@ inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_
                                     std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked> ||
                                     std::is_same_v<S, vectors_across_workgroups>;
 
-// The arguments after the set are parsed left to right: a strategy or a range replaces the
-// default, and what remains are the loop's arguments. Declared first, so that each overload
-// sees the others.
+// How a call launches: the strategy and conflicts it names (or the runtime's defaults), and
+// whether its launch is autotuned instead.
+struct loop_choice {
+  loop_launch named;
+  bool tune = false;
+};
+
+// The arguments after the set are parsed left to right: a strategy, pl::conflicts, a range or
+// pl::autotune replaces the default (a strategy or conflicts named turns autotuning off, and
+// pl::autotune on), and what remains are the loop's arguments. Declared first, so that each
+// overload sees the others.
 template <class K, class... Args>
-void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args);
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&... args);
 template <class K, class... Args>
-void run_checked(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args);
+void run_checked(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args);
 template <class K, class S, class... Rest>
   requires is_strategy<S>
-void run_loop(const K& k, const Set& set, const strategy&, conflicts c, range r, const S& s, const Rest&... rest);
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, const Rest&... rest);
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range, const range& r, const Rest&... rest);
+void run_loop(const K& k, const Set& set, loop_choice how, range, const range& r, const Rest&... rest);
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, const strategy& s, conflicts, range r, const conflicts& c,
-              const Rest&... rest);
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const conflicts& c, const Rest&... rest);
+template <class K, class... Rest>
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const autotune&, const Rest&... rest);
 
 template <class K, class... Args>
-void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args) {
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&... args) {
   static_assert((is_loop_arg<Args> && ...),
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
-                "global(mode), after an optional strategy, pl::conflicts and pl::range");
+                "global(mode), after an optional strategy, pl::conflicts, pl::autotune and pl::range");
   // Nothing below is instantiated for a kernel that cannot run: one message, not a page.
   if constexpr (std::conjunction_v<std::bool_constant<(is_loop_arg<Args> && ...)>, kernel_fits<K, Args...>>) {
-    run_checked(k, set, s, c, r, args...);
+    run_checked(k, set, how, r, args...);
   }
 }
 
 template <class K, class... Args>
-void run_checked(const K& k, const Set& set, const strategy& s, conflicts c, range r, const Args&... args) {
+void run_checked(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
   check_loop(k.name(), set, r, args...);
   // The same strategies are refused on every backend, the host included.
-  check_strategy(s);
+  check_strategy(how.named.launch);
   const Runtime& rt = set.runtime();
   const auto run = [&] {
     if (rt.kind() == backend_kind::host) {
@@ -213,7 +224,10 @@ void run_checked(const K& k, const Set& set, const strategy& s, conflicts c, ran
       kernel_ir(k, args...);
       run_on_host(k, r, args...);
     } else {
-      launch_on_device(*rt.state()->backend, k, s, c, r, args...);
+      device_backend& device = *rt.state()->backend;
+      signature_entry& entry = k.entry(args...);
+      const loop_launch launch = how.tune ? autotuned(device, k, entry, how.named, r, args...) : how.named;
+      launch_on_device(device, k, entry, launch, r, args...);
     }
     k.cache().count_launch();
   };
@@ -230,17 +244,25 @@ void run_checked(const K& k, const Set& set, const strategy& s, conflicts c, ran
 
 template <class K, class S, class... Rest>
   requires is_strategy<S>
-void run_loop(const K& k, const Set& set, const strategy&, conflicts c, range r, const S& s, const Rest&... rest) {
-  run_loop(k, set, strategy(s), c, r, rest...);
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, const Rest&... rest) {
+  how.named.launch = strategy(s);
+  how.tune = false;
+  run_loop(k, set, how, r, rest...);
 }
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, const strategy& s, conflicts c, range, const range& r, const Rest&... rest) {
-  run_loop(k, set, s, c, r, rest...);
+void run_loop(const K& k, const Set& set, loop_choice how, range, const range& r, const Rest&... rest) {
+  run_loop(k, set, how, r, rest...);
 }
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, const strategy& s, conflicts, range r, const conflicts& c,
-              const Rest&... rest) {
-  run_loop(k, set, s, c, r, rest...);
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const conflicts& c, const Rest&... rest) {
+  how.named.writes = c;
+  how.tune = false;
+  run_loop(k, set, how, r, rest...);
+}
+template <class K, class... Rest>
+void run_loop(const K& k, const Set& set, loop_choice how, range r, const autotune&, const Rest&... rest) {
+  how.tune = true;
+  run_loop(k, set, how, r, rest...);
 }
 
 }  // namespace detail
@@ -250,6 +272,7 @@ void run_loop(const K& k, const Set& set, const strategy& s, conflicts, range r,
 //   par_loop(k, set, pl::range{start, end}, args...)      elements [start, end) only
 //   par_loop(k, set, pl::chunked{16, 64}, args...)        this launch strategy, not the runtime's default
 //   par_loop(k, set, pl::conflicts::colors, args...)      a launch per colour, not atomics (see core/conflicts.hpp)
+//   par_loop(k, set, pl::autotune{}, args...)            the fastest launch, timed first (core/autotune.hpp)
 // Arguments: dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), in the order
 // the kernel takes them.
 template <class K, class... Rest>
@@ -257,7 +280,8 @@ template <class K, class... Rest>
 void par_loop(const K& k, const Set& set, const Rest&... rest) {
   const Runtime& rt = set.runtime();
   const strategy& s = (detail::is_reduction<Rest> || ...) ? rt.default_reduction_strategy() : rt.default_strategy();
-  detail::run_loop(k, set, s, rt.default_conflicts(), range{0, set.size()}, rest...);
+  detail::run_loop(k, set, detail::loop_choice{{s, rt.default_conflicts()}, rt.autotunes()}, range{0, set.size()},
+                   rest...);
 }
 
 }  // namespace parloop

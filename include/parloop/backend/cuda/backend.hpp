@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -66,6 +67,9 @@ class backend final : public parloop::detail::device_backend {
   // A reduction costs each block a combine, a fence and a ticket: a grid sized to the device
   // spreads that over many elements.
   strategy default_reduction_strategy() const override { return grid_stride{256, 4}; }
+  // Blocks of 128 to 512, one or two elements or vectors of two or four per thread, and grids
+  // of four or eight blocks of 256 per multiprocessor.
+  std::vector<strategy> tuning_strategies() const override { return parloop::detail::gpu_tuning_strategies(default_loop_strategy); }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::cuda; }
   const cache::device_signature& signature() const override { return signature_; }
   exec::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }

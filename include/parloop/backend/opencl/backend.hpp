@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -67,6 +68,12 @@ class backend final : public parloop::detail::device_backend {
   strategy default_reduction_strategy() const override {
     if (ctx_.device().is_gpu) return grid_stride{256, 4};
     return chunked{16, 64};
+  }
+  // On a GPU as CUDA's; on a CPU, slices of 64 or 256 elements in groups of 16 or 64, and one
+  // element per work-item.
+  std::vector<strategy> tuning_strategies() const override {
+    if (ctx_.device().is_gpu) return parloop::detail::gpu_tuning_strategies(default_strategy());
+    return {chunked{16, 64}, chunked{16, 256}, chunked{64, 64}, split_n_across_workgroups{256}};
   }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::opencl; }
   const cache::device_signature& signature() const override { return signature_; }

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Autotuning: a loop whose launch (strategy, block size, how combining writes through maps are
+// kept apart) is chosen by timing the device's candidates at its first call, rather than named
+// by the program. Asked for per loop (pl::autotune{} among par_loop's arguments) or for every
+// loop of a runtime that names no strategy and no conflicts (PARLOOP_AUTOTUNE=1 when it opens,
+// or Runtime::set_autotune). exec/autotune.hpp times the candidates.
+#pragma once
+
+#include "parloop/core/environment.hpp"
+
+namespace parloop {
+
+struct autotune {
+  friend bool operator==(const autotune&, const autotune&) = default;
+};
+
+namespace detail {
+
+// PARLOOP_AUTOTUNE=1: a runtime's loops that name no strategy and no conflicts are autotuned.
+inline bool autotune_from_environment() {
+  return switch_from_environment("PARLOOP_AUTOTUNE", false,
+                                 "time each loop's candidate launches at its first call and keep the fastest",
+                                 "loops run as the runtime's defaults say");
+}
+
+}  // namespace detail
+}  // namespace parloop
