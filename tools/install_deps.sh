@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs, from Debian's packages, whatever parloop's build needs and this machine lacks;
-# with --tests, also what the test suite's fuzz step needs (clang and its libFuzzer).
+# with --tests, also what the test suite's fuzz step needs (clang and its libFuzzer) and the
+# mpi component's libraries.
 set -euo pipefail
 
 packages=(cmake g++ libcereal-dev libfmt-dev libxxhash-dev catch2 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
-if [ "${1:-}" = "--tests" ]; then packages+=(clang libclang-rt-14-dev); fi
+# The tests also build the mpi component: Open MPI, METIS and Scotch.
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(clang libclang-rt-14-dev libopenmpi-dev openmpi-bin libmetis-dev libscotch-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
