@@ -17,12 +17,15 @@
 #include <parloop/mpi/owners.hpp>
 #include <parloop/mpi/partition.hpp>
 
+#include "mpi_mesh.hpp"
 #include "random_mesh.hpp"
 
 namespace pl = parloop;
 namespace pm = parloop::mpi;
 using Catch::Matchers::Contains;
 using idx = std::vector<pl::index_t>;
+using parloop_test::mesh;
+using parloop_test::random_mesh;
 
 TEST_CASE("a chain of six cells on two ranks, worked by hand", "[halo]") {
   // Sets: 0 cells (6), 1 edges (5), edge e joining cells e and e + 1.
@@ -57,22 +60,6 @@ TEST_CASE("a chain of six cells on two ranks, worked by hand", "[halo]") {
 }
 
 namespace {
-
-struct mesh {
-  idx sizes;
-  idx edge_cells, edge_nodes, cell_nodes;
-  std::vector<pm::global_map> maps() const {
-    return {{1, 0, 2, edge_cells}, {1, 2, 2, edge_nodes}, {0, 2, 3, cell_nodes}};
-  }
-};
-
-// Sets: 0 cells, 1 edges, 2 nodes; edges reach 2 cells and 2 nodes, cells 3 nodes.
-mesh random_mesh(int cells, int edges, int nodes) {
-  return {{cells, edges, nodes},
-          parloop_test::random_map(edges, cells, 2),
-          parloop_test::random_map(edges, nodes, 2),
-          parloop_test::random_map(cells, nodes, 3)};
-}
 
 // Every region against its definition, local maps against global ones, imports against exports.
 void check_plan(const mesh& m, const std::vector<std::vector<int>>& owners, const std::vector<pm::rank_plan>& plans) {
@@ -157,42 +144,36 @@ void check_plan(const mesh& m, const std::vector<std::vector<int>>& owners, cons
   }
 }
 
-// Each edge adds its nodes' values into its cells, on one process and simulated rank by rank
+// Each edge adds its nodes' values into its cells, on the whole mesh and simulated rank by rank
 // over owned and exec halo edges, after a simulated halo exchange of the nodes: the owned cells
 // hold the serial sums, exactly (integers).
 void check_distributed_loop(const mesh& m, const std::vector<pm::rank_plan>& plans) {
   const auto nodes0 = parloop_test::random_values<std::int64_t>(static_cast<std::size_t>(m.sizes[2]));
-  std::vector<std::int64_t> serial(static_cast<std::size_t>(m.sizes[0]), 0);
-  for (std::size_t e = 0; e < static_cast<std::size_t>(m.sizes[1]); ++e) {
-    const std::int64_t v = nodes0[static_cast<std::size_t>(m.edge_nodes[2 * e])] * 3 + nodes0[static_cast<std::size_t>(m.edge_nodes[2 * e + 1])];
-    serial[static_cast<std::size_t>(m.edge_cells[2 * e])] += v;
-    serial[static_cast<std::size_t>(m.edge_cells[2 * e + 1])] -= 2 * v;
-  }
+  const std::vector<std::int64_t> serial = parloop_test::serial_edge_sums(m, nodes0);
   const auto ranks = plans.size();
   // Each rank's nodes: owned values from the global array, halo values only by the exchange.
   std::vector<std::vector<std::int64_t>> nodes(ranks);
   for (std::size_t r = 0; r < ranks; ++r) {
     const pm::rank_set& rs = plans[r].sets[2];
     nodes[r].assign(static_cast<std::size_t>(rs.size()), -999999);
-    for (pl::index_t i = 0; i < rs.owned_end; ++i) nodes[r][static_cast<std::size_t>(i)] = nodes0[static_cast<std::size_t>(rs.global[static_cast<std::size_t>(i)])];
+    for (pl::index_t i = 0; i < rs.owned_end; ++i) {
+      nodes[r][static_cast<std::size_t>(i)] = nodes0[static_cast<std::size_t>(rs.global[static_cast<std::size_t>(i)])];
+    }
   }
   for (std::size_t r = 0; r < ranks; ++r) {
     for (std::size_t q = 0; q < ranks; ++q) {
       const auto& into = plans[r].sets[2].import_from[q];
       const auto& from = plans[q].sets[2].export_to[r];
-      for (std::size_t i = 0; i < into.size(); ++i) nodes[r][static_cast<std::size_t>(into[i])] = nodes[q][static_cast<std::size_t>(from[i])];
+      for (std::size_t i = 0; i < into.size(); ++i) {
+        nodes[r][static_cast<std::size_t>(into[i])] = nodes[q][static_cast<std::size_t>(from[i])];
+      }
     }
   }
   for (std::size_t r = 0; r < ranks; ++r) {
-    const pm::rank_plan& p = plans[r];
-    std::vector<std::int64_t> cells(static_cast<std::size_t>(p.sets[0].size()), 0);
-    for (std::size_t e = 0; e < static_cast<std::size_t>(p.sets[1].exec_end); ++e) {
-      const std::int64_t v = nodes[r][static_cast<std::size_t>(p.maps[1][2 * e])] * 3 + nodes[r][static_cast<std::size_t>(p.maps[1][2 * e + 1])];
-      cells[static_cast<std::size_t>(p.maps[0][2 * e])] += v;
-      cells[static_cast<std::size_t>(p.maps[0][2 * e + 1])] -= 2 * v;
-    }
-    for (pl::index_t i = 0; i < p.sets[0].owned_end; ++i) {
-      CHECK(cells[static_cast<std::size_t>(i)] == serial[static_cast<std::size_t>(p.sets[0].global[static_cast<std::size_t>(i)])]);
+    const std::vector<std::int64_t> cells = parloop_test::rank_edge_sums(plans[r], nodes[r]);
+    for (pl::index_t i = 0; i < plans[r].sets[0].owned_end; ++i) {
+      CHECK(cells[static_cast<std::size_t>(i)] ==
+            serial[static_cast<std::size_t>(plans[r].sets[0].global[static_cast<std::size_t>(i)])]);
     }
   }
 }

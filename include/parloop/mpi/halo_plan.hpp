@@ -52,6 +52,7 @@ struct rank_set {
   std::vector<std::vector<index_t>> export_to;
 
   index_t size() const { return static_cast<index_t>(global.size()); }
+  friend bool operator==(const rank_set&, const rank_set&) = default;
 };
 
 struct rank_plan {
@@ -59,6 +60,7 @@ struct rank_plan {
   // Each map in local numbers: `arity` values for each local element of its source set that the
   // rank executes (owned and exec halo), each a local element of its target set.
   std::vector<std::vector<index_t>> maps;
+  friend bool operator==(const rank_plan&, const rank_plan&) = default;
 };
 
 namespace detail {

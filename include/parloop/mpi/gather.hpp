@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// A distributed array back in global numbering: each rank's owned values, placed by their global
+// numbers on one rank -- to compare with a serial run, or to write out.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/config.hpp"
+#include "parloop/error.hpp"
+#include "parloop/mpi/halo_plan.hpp"
+#include "parloop/mpi/session.hpp"
+
+namespace parloop::mpi {
+
+// On `root`, the `global_size` elements' values (`dim` each) from the ranks that own them; empty
+// elsewhere. `local` is this rank's array over `set` (set.size() elements). Collective.
+template <class T>
+std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const T> local, int dim, index_t global_size,
+                            int root = 0) {
+  if (dim < 1 || local.size() != static_cast<std::size_t>(set.size()) * static_cast<std::size_t>(dim)) {
+    throw argument_error(fmt::format("gather_owned: {} values for {} elements of {}", local.size(), set.size(), dim));
+  }
+  const int rank = rank_of(comm), size = size_of(comm);
+  const auto width = static_cast<std::size_t>(dim) * sizeof(T);
+  const int owned = set.owned_end;
+  std::vector<int> counts(static_cast<std::size_t>(size));
+  check(MPI_Gather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather");
+  std::vector<int> index_offsets, byte_counts, byte_offsets;
+  std::vector<index_t> indices;
+  std::vector<unsigned char> bytes;
+  if (rank == root) {
+    long long total = 0;
+    for (const int c : counts) {
+      index_offsets.push_back(static_cast<int>(total));
+      byte_counts.push_back(static_cast<int>(static_cast<std::size_t>(c) * width));
+      byte_offsets.push_back(static_cast<int>(static_cast<std::size_t>(total) * width));
+      total += c;
+    }
+    if (total != global_size || static_cast<std::size_t>(total) * width > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw error(fmt::format("gather_owned: the ranks own {} elements of a set of {} ({} bytes each)", total,
+                              global_size, width));
+    }
+    indices.resize(static_cast<std::size_t>(total));
+    bytes.resize(static_cast<std::size_t>(total) * width);
+  }
+  check(MPI_Gatherv(set.global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(),
+                    MPI_INT32_T, root, comm),
+        "MPI_Gatherv");
+  check(MPI_Gatherv(local.data(), static_cast<int>(static_cast<std::size_t>(owned) * width), MPI_BYTE, bytes.data(),
+                    byte_counts.data(), byte_offsets.data(), MPI_BYTE, root, comm),
+        "MPI_Gatherv");
+  std::vector<T> out;
+  if (rank != root) return out;
+  out.resize(static_cast<std::size_t>(global_size) * static_cast<std::size_t>(dim));
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    std::memcpy(&out[static_cast<std::size_t>(indices[i]) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
+  }
+  return out;
+}
+
+}  // namespace parloop::mpi

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// The distribution over real MPI ranks (run with mpirun -np 1, 2 and 4): rank 0 plans a random
+// mesh partitioned by the default graph partitioner (and at random with the last rank owning
+// nothing) and sends each rank its plan, which equals the one it computes itself; a halo exchange
+// brings every halo element its owner's values; a loop over owned and exec halo edges after the
+// exchange, gathered on rank 0 in global numbering, equals the serial loop exactly. Checks only
+// (no REQUIRE): a rank leaving a test case early would leave the others waiting in a collective.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <parloop/mpi/exchange.hpp>
+#include <parloop/mpi/gather.hpp>
+#include <parloop/mpi/owners.hpp>
+#include <parloop/mpi/partition.hpp>
+#include <parloop/mpi/scatter.hpp>
+#include <parloop/mpi/session.hpp>
+
+#include "mpi_mesh.hpp"
+
+namespace pl = parloop;
+namespace pm = parloop::mpi;
+
+namespace {
+
+// The same on every rank: each process draws the mesh from the same seed.
+struct distributed {
+  distributed() : rank(pm::rank_of(MPI_COMM_WORLD)), ranks(pm::size_of(MPI_COMM_WORLD)) {}
+  int rank, ranks;
+  parloop_test::mesh m = parloop_test::random_mesh(400, 900, 350);
+
+  // Owners by the default partitioner (cells, the others derived), or at random without the last
+  // rank where there are several.
+  std::vector<std::vector<int>> owners(bool at_random) const {
+    if (!at_random) {
+      const auto cells = pm::partition_graph(pm::joined_by(m.edge_cells, 2, m.sizes[0]), ranks);
+      return pm::derive_owners(m.sizes, m.maps(), 0, cells, ranks);
+    }
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> pick(0, ranks > 1 ? ranks - 2 : 0);
+    std::vector<std::vector<int>> out(3);
+    for (std::size_t s = 0; s < 3; ++s) {
+      for (pl::index_t e = 0; e < m.sizes[s]; ++e) out[s].push_back(pick(rng));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loop gives the serial sums",
+          "[mpi]") {
+  const distributed d;
+  for (const bool at_random : {false, true}) {
+    INFO("rank " << d.rank << " of " << d.ranks << (at_random ? ", owners at random" : ", partitioned"));
+    const auto owners = d.owners(at_random);
+    const auto maps = d.m.maps();
+    const std::vector<pm::rank_plan> all = pm::plan_halos(d.m.sizes, maps, owners, d.ranks);
+    const pm::rank_plan mine = pm::scatter_plans(MPI_COMM_WORLD, d.rank == 0 ? all : std::vector<pm::rank_plan>{});
+    CHECK(mine == all[static_cast<std::size_t>(d.rank)]);
+
+    // Three doubles per node, each naming its element: owned values set, halo values NaN.
+    const pm::rank_set& nodes = mine.sets[2];
+    std::vector<double> values(static_cast<std::size_t>(nodes.size()) * 3, std::nan(""));
+    const auto value = [](pl::index_t g, int k) { return 10.0 * g + k; };
+    for (pl::index_t i = 0; i < nodes.owned_end; ++i) {
+      for (int k = 0; k < 3; ++k) values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] = value(nodes.global[static_cast<std::size_t>(i)], k);
+    }
+    pm::halo_exchange<double> exchange(MPI_COMM_WORLD, nodes, 3);
+    exchange.start(values);
+    exchange.finish(values);
+    int wrong = 0;
+    for (pl::index_t i = 0; i < nodes.size(); ++i) {
+      for (int k = 0; k < 3; ++k) wrong += values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] != value(nodes.global[static_cast<std::size_t>(i)], k);
+    }
+    CHECK(wrong == 0);
+
+    // The edge loop on each rank's share after an exchange of the node values; the cells gathered.
+    const auto nodes0 = parloop_test::random_values<std::int64_t>(static_cast<std::size_t>(d.m.sizes[2]));
+    std::vector<std::int64_t> local(static_cast<std::size_t>(nodes.size()), 0);
+    for (pl::index_t i = 0; i < nodes.owned_end; ++i) local[static_cast<std::size_t>(i)] = nodes0[static_cast<std::size_t>(nodes.global[static_cast<std::size_t>(i)])];
+    pm::halo_exchange<std::int64_t> node_exchange(MPI_COMM_WORLD, nodes, 1);
+    node_exchange.start(local);
+    node_exchange.finish(local);
+    const std::vector<std::int64_t> cells = parloop_test::rank_edge_sums(mine, local);
+    const std::vector<std::int64_t> gathered = pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, mine.sets[0], cells, 1, d.m.sizes[0]);
+    if (d.rank == 0) {
+      CHECK(gathered == parloop_test::serial_edge_sums(d.m, nodes0));
+    } else {
+      CHECK(gathered.empty());
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  return pm::run(argc, argv, [&] {
+    const int failed = Catch::Session().run(argc, argv);
+    int any = 0;
+    pm::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return any == 0 ? 0 : 1;
+  });
+}
