@@ -98,6 +98,27 @@ TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loo
   }
 }
 
+TEST_CASE("misuse is refused on every rank, none left waiting", "[mpi]") {
+  const distributed d;
+  const auto owners = d.owners(false);
+  const auto maps = d.m.maps();
+  const std::vector<pm::rank_plan> all = pm::plan_halos(d.m.sizes, maps, owners, d.ranks);
+  // Rank 0 with a plan too few: every rank hears of it.
+  std::vector<pm::rank_plan> short_of_one(all.begin(), all.end() - 1);
+  CHECK_THROWS_WITH(pm::scatter_plans(MPI_COMM_WORLD, d.rank == 0 ? short_of_one : std::vector<pm::rank_plan>{}),
+                    Catch::Contains(d.rank == 0 ? "plans for" : "could not send the plans"));
+  // Owned elements that do not add up to the set: refused on every rank.
+  pm::rank_set nothing_owned = all[static_cast<std::size_t>(d.rank)].sets[0];
+  nothing_owned.core_end = nothing_owned.owned_end = 0;
+  const std::vector<std::int64_t> values(static_cast<std::size_t>(nothing_owned.size()), 1);
+  CHECK_THROWS_WITH(pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, nothing_owned, values, 1, d.m.sizes[0]),
+                    Catch::Contains("do not own the 400 elements of the set exactly once"));
+  // An exchange finished before it started.
+  std::vector<double> halo(static_cast<std::size_t>(all[static_cast<std::size_t>(d.rank)].sets[2].size()));
+  pm::halo_exchange<double> exchange(MPI_COMM_WORLD, all[static_cast<std::size_t>(d.rank)].sets[2], 1);
+  CHECK_THROWS_WITH(exchange.finish(halo), Catch::Contains("finished without a start"));
+}
+
 int main(int argc, char** argv) {
   return pm::run(argc, argv, [&] {
     const int failed = Catch::Session().run(argc, argv);

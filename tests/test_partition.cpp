@@ -110,6 +110,15 @@ TEST_CASE("a partitioner refuses a part count or graph it cannot cut, naming it"
   bad = g;
   bad.offsets[2] = 1;
   CHECK_THROWS_WITH(pm::partition_graph(bad, 2), Contains("the offsets decrease at vertex 1"));
+  // Vertex 0's neighbours are 1 and 4: swapped, not ascending; 4 without 0, an edge one way only.
+  bad = g;
+  std::swap(bad.neighbours[0], bad.neighbours[1]);
+  CHECK_THROWS_WITH(pm::partition_graph(bad, 2), Contains("vertex 0's neighbours are not ascending at 1"));
+  bad = g;
+  bad.neighbours[1] = 2;
+  CHECK_THROWS_WITH(pm::partition_graph(bad, 2), Contains("vertex 0 has neighbour 2, which does not have it"));
+  CHECK_THROWS_WITH(pm::edge_cut(g, std::vector<int>(15, 0)), Contains("15 parts for 16 vertices"));
+  CHECK_THROWS_WITH(pm::part_sizes(std::vector<int>{0, 2, 1}, 2), Contains("part 2 of 2"));
 }
 
 TEST_CASE("recursive coordinate bisection cuts points into blocks whose sizes differ by one at most",

@@ -136,6 +136,8 @@ loop_launch time_candidates(device_backend& device, const K& k, signature_entry&
   for (const arg_view& v : views) {
     if (is_modified(v.mode)) v.data->host_written(&device);
   }
+  // What earlier loops found wrong on the device is theirs, said here, not a candidate's refusal.
+  device.synchronize();
   const auto reset = [&] {
     for (const arg_view& v : views) {
       if (!is_modified(v.mode)) continue;
@@ -155,31 +157,47 @@ loop_launch time_candidates(device_backend& device, const K& k, signature_entry&
   std::optional<loop_launch> best;
   std::uint64_t best_ns = std::numeric_limits<std::uint64_t>::max();
   std::exception_ptr first_refusal;
-  for (const loop_launch& l : candidates) {
-    std::uint64_t ns = std::numeric_limits<std::uint64_t>::max();
+  // Whatever ends the tuning, the loop's arrays are left as it was called with them (best effort:
+  // the device may be what failed).
+  const auto restore_after = [&] {
     try {
-      timed_run(l);  // compiles, colours, and a first launch that may finish the kernel
-      for (int repeat = 0; repeat < 3; ++repeat) ns = std::min(ns, timed_run(l));
-    } catch (const error& e) {
-      // A candidate this device or loop cannot take (a plan's staged increments past its local
-      // memory) is passed over; what every candidate finds wrong is the loop's error.
-      if (said) {
-        cache::log("autotuning '{}': {} {} refused: {}", entry.ir->name, to_string(l.launch), to_string(l.writes),
-                   e.message());
+      reset();
+    } catch (...) {
+    }
+  };
+  try {
+    for (const loop_launch& l : candidates) {
+      std::uint64_t ns = std::numeric_limits<std::uint64_t>::max();
+      try {
+        timed_run(l);  // compiles, colours, and a first launch that may finish the kernel
+        for (int repeat = 0; repeat < 3; ++repeat) ns = std::min(ns, timed_run(l));
+      } catch (const error& e) {
+        // A candidate this device or loop cannot take (a plan's staged increments past its local
+        // memory) is passed over; what every candidate finds wrong is the loop's error.
+        if (said) {
+          cache::log("autotuning '{}': {} {} refused: {}", entry.ir->name, to_string(l.launch), to_string(l.writes),
+                     e.message());
+        }
+        if (!first_refusal) first_refusal = std::current_exception();
+        continue;
       }
-      if (!first_refusal) first_refusal = std::current_exception();
-      continue;
+      if (said) {
+        cache::log("autotuning '{}': {} {}: {:.1f} us", entry.ir->name, to_string(l.launch), to_string(l.writes),
+                   static_cast<double>(ns) * 1e-3);
+      }
+      if (ns < best_ns) {
+        best_ns = ns;
+        best = l;
+      }
     }
-    if (said) {
-      cache::log("autotuning '{}': {} {}: {:.1f} us", entry.ir->name, to_string(l.launch), to_string(l.writes),
-                 static_cast<double>(ns) * 1e-3);
-    }
-    if (ns < best_ns) {
-      best_ns = ns;
-      best = l;
-    }
+  } catch (...) {
+    restore_after();
+    throw;
   }
-  if (!best) std::rethrow_exception(first_refusal);
+  if (!best) {
+    restore_after();
+    std::rethrow_exception(first_refusal);
+  }
   reset();
   return *best;
 }

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -33,25 +34,40 @@ class halo_exchange {
       throw argument_error(fmt::format("halo_exchange: a plan for {} ranks on a communicator of {}",
                                        set.import_from.size(), ranks));
     }
-    sent_.resize(ranks);
-    received_.resize(ranks);
+    buffers_->sent.resize(ranks);
+    buffers_->received.resize(ranks);
   }
   halo_exchange(const halo_exchange&) = delete;
   halo_exchange& operator=(const halo_exchange&) = delete;
+  // An exchange abandoned between start() and finish() (an exception on the way): its receives
+  // are cancelled and its requests freed, and the buffers are left to MPI rather than freed under
+  // a transfer that may still be going on -- the job is ending then, and a wait could hang it.
+  ~halo_exchange() {
+    if (requests_.empty()) return;
+    for (MPI_Request& r : requests_) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+    }
+    static_cast<void>(buffers_.release());
+  }
 
   void start(std::span<const T> values) {
     check_size(values.size());
-    if (!requests_.empty()) throw error("halo_exchange: started again before it finished");
-    for (std::size_t q = 0; q < received_.size(); ++q) {
+    if (started_) throw error("halo_exchange: started again before it finished");
+    started_ = true;
+    auto& received = buffers_->received;
+    for (std::size_t q = 0; q < received.size(); ++q) {
       const auto& places = set_->import_from[q];
       if (places.empty()) continue;
-      received_[q].resize(places.size() * static_cast<std::size_t>(dim_));
-      post(MPI_Irecv, received_[q].data(), received_[q].size(), static_cast<int>(q), "MPI_Irecv");
+      received[q].resize(places.size() * static_cast<std::size_t>(dim_));
+      post(MPI_Irecv, received[q].data(), received[q].size(), static_cast<int>(q), "MPI_Irecv");
     }
-    for (std::size_t q = 0; q < sent_.size(); ++q) {
+    auto& sent = buffers_->sent;
+    for (std::size_t q = 0; q < sent.size(); ++q) {
       const auto& places = set_->export_to[q];
       if (places.empty()) continue;
-      std::vector<T>& buffer = sent_[q];
+      std::vector<T>& buffer = sent[q];
       buffer.resize(places.size() * static_cast<std::size_t>(dim_));
       for (std::size_t i = 0; i < places.size(); ++i) {
         std::memcpy(&buffer[i * static_cast<std::size_t>(dim_)],
@@ -63,13 +79,16 @@ class halo_exchange {
 
   void finish(std::span<T> values) {
     check_size(values.size());
+    if (!started_) throw error("halo_exchange: finished without a start");
     check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     requests_.clear();
-    for (std::size_t q = 0; q < received_.size(); ++q) {
+    started_ = false;
+    const auto& received = buffers_->received;
+    for (std::size_t q = 0; q < received.size(); ++q) {
       const auto& places = set_->import_from[q];
       for (std::size_t i = 0; i < places.size(); ++i) {
         std::memcpy(&values[static_cast<std::size_t>(places[i]) * static_cast<std::size_t>(dim_)],
-                    &received_[q][i * static_cast<std::size_t>(dim_)], sizeof(T) * static_cast<std::size_t>(dim_));
+                    &received[q][i * static_cast<std::size_t>(dim_)], sizeof(T) * static_cast<std::size_t>(dim_));
       }
     }
   }
@@ -98,8 +117,12 @@ class halo_exchange {
   MPI_Comm comm_;
   const rank_set* set_;
   int dim_;
-  std::vector<std::vector<T>> sent_, received_;
+  struct buffers {
+    std::vector<std::vector<T>> sent, received;
+  };
+  std::unique_ptr<buffers> buffers_ = std::make_unique<buffers>();
   std::vector<MPI_Request> requests_;
+  bool started_ = false;
 };
 
 }  // namespace parloop::mpi

@@ -32,6 +32,7 @@ std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const 
   const auto width = static_cast<std::size_t>(dim) * sizeof(T);
   const int owned = set.owned_end;
   std::vector<int> counts(static_cast<std::size_t>(size));
+  int ok = 1;
   check(MPI_Gather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather");
   std::vector<int> index_offsets, byte_counts, byte_offsets;
   std::vector<index_t> indices;
@@ -44,12 +45,18 @@ std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const 
       byte_offsets.push_back(static_cast<int>(static_cast<std::size_t>(total) * width));
       total += c;
     }
-    if (total != global_size || static_cast<std::size_t>(total) * width > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      throw error(fmt::format("gather_owned: the ranks own {} elements of a set of {} ({} bytes each)", total,
-                              global_size, width));
+    ok = total == global_size &&
+         static_cast<std::size_t>(total) * width <= static_cast<std::size_t>(std::numeric_limits<int>::max());
+    if (ok) {
+      indices.resize(static_cast<std::size_t>(total));
+      bytes.resize(static_cast<std::size_t>(total) * width);
     }
-    indices.resize(static_cast<std::size_t>(total));
-    bytes.resize(static_cast<std::size_t>(total) * width);
+  }
+  // Every rank learns whether the root can take it all: none is left waiting for the rest.
+  check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+  if (ok == 0) {
+    throw error(fmt::format("gather_owned: the ranks do not own the {} elements of the set exactly once ({} bytes each)",
+                            global_size, width));
   }
   check(MPI_Gatherv(set.global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(),
                     MPI_INT32_T, root, comm),
@@ -60,8 +67,15 @@ std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const 
   std::vector<T> out;
   if (rank != root) return out;
   out.resize(static_cast<std::size_t>(global_size) * static_cast<std::size_t>(dim));
+  std::vector<char> placed(static_cast<std::size_t>(global_size), 0);
   for (std::size_t i = 0; i < indices.size(); ++i) {
-    std::memcpy(&out[static_cast<std::size_t>(indices[i]) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
+    const index_t g = indices[i];
+    if (g < 0 || g >= global_size || placed[static_cast<std::size_t>(g)] != 0) {
+      throw error(fmt::format("gather_owned: element {} of a set of {} arrived {}", g, global_size,
+                              g < 0 || g >= global_size ? "out of range" : "twice"));
+    }
+    placed[static_cast<std::size_t>(g)] = 1;
+    std::memcpy(&out[static_cast<std::size_t>(g) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
@@ -54,6 +55,9 @@ inline graph joined_by(std::span<const index_t> values, int arity, index_t targe
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  if (pairs.size() > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
+    throw argument_error(fmt::format("joined_by: {} neighbours are more than a graph's 32-bit offsets hold", pairs.size()));
+  }
   graph g;
   g.offsets.assign(static_cast<std::size_t>(targets) + 1, 0);
   g.neighbours.reserve(pairs.size());
@@ -65,8 +69,11 @@ inline graph joined_by(std::span<const index_t> values, int arity, index_t targe
   return g;
 }
 
-// The edges joining vertices of different parts, each counted once.
+// The edges joining vertices of different parts, each counted once; `part` has a part per vertex.
 inline std::int64_t edge_cut(const graph& g, std::span<const int> part) {
+  if (part.size() != static_cast<std::size_t>(g.vertices())) {
+    throw argument_error(fmt::format("edge_cut: {} parts for {} vertices", part.size(), g.vertices()));
+  }
   std::int64_t cut = 0;
   for (index_t v = 0; v < g.vertices(); ++v) {
     for (index_t i = g.offsets[static_cast<std::size_t>(v)]; i < g.offsets[static_cast<std::size_t>(v) + 1]; ++i) {
@@ -79,8 +86,11 @@ inline std::int64_t edge_cut(const graph& g, std::span<const int> part) {
 
 // How many elements each of `parts` parts holds.
 inline std::vector<index_t> part_sizes(std::span<const int> part, int parts) {
-  std::vector<index_t> sizes(static_cast<std::size_t>(parts), 0);
-  for (const int p : part) ++sizes[static_cast<std::size_t>(p)];
+  std::vector<index_t> sizes(static_cast<std::size_t>(std::max(parts, 0)), 0);
+  for (const int p : part) {
+    if (p < 0 || p >= parts) throw argument_error(fmt::format("part_sizes: part {} of {}", p, parts));
+    ++sizes[static_cast<std::size_t>(p)];
+  }
   return sizes;
 }
 

@@ -49,7 +49,9 @@ inline void check_parts(std::string_view what, int parts) {
   if (parts < 1) throw argument_error(fmt::format("{}: at least 1 part, not {}", what, parts));
 }
 
-// Refuses a graph a partitioner could read out of bounds.
+// Refuses a graph a partitioner could read out of bounds or misread: each vertex's neighbours
+// ascending without repeats, and each edge in both of its vertices' lists (METIS and Scotch take
+// an undirected graph).
 inline void check_graph(const graph& g) {
   const auto n = static_cast<std::int64_t>(g.offsets.size()) - 1;
   if (n < 0 || g.offsets.front() != 0 || static_cast<std::size_t>(g.offsets.back()) != g.neighbours.size()) {
@@ -65,6 +67,18 @@ inline void check_graph(const graph& g) {
       const index_t w = g.neighbours[static_cast<std::size_t>(i)];
       if (w < 0 || w >= n || w == v) {
         throw argument_error(fmt::format("partition_graph: vertex {} has neighbour {} ({} vertices)", v, w, n));
+      }
+      if (i > first && w <= g.neighbours[static_cast<std::size_t>(i) - 1]) {
+        throw argument_error(fmt::format("partition_graph: vertex {}'s neighbours are not ascending at {}", v, w));
+      }
+    }
+  }
+  for (std::int64_t v = 0; v < n; ++v) {
+    for (index_t i = g.offsets[static_cast<std::size_t>(v)]; i < g.offsets[static_cast<std::size_t>(v) + 1]; ++i) {
+      const auto w = static_cast<std::size_t>(g.neighbours[static_cast<std::size_t>(i)]);
+      const auto first = g.neighbours.begin() + g.offsets[w], last = g.neighbours.begin() + g.offsets[w + 1];
+      if (!std::binary_search(first, last, static_cast<index_t>(v))) {
+        throw argument_error(fmt::format("partition_graph: vertex {} has neighbour {}, which does not have it", v, w));
       }
     }
   }

@@ -6,9 +6,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -94,6 +96,33 @@ inline rank_plan plan_from_words(const std::vector<index_t>& words) {
   return p;
 }
 
+// The places a received plan's lists name lie where they must: imports in the halo, exports
+// among the owned, map values among the local elements of some set -- a damaged message is an
+// error here, not an access out of bounds later.
+inline void check_received(const rank_plan& p, int ranks) {
+  index_t largest = 0;
+  for (std::size_t s = 0; s < p.sets.size(); ++s) {
+    const rank_set& rs = p.sets[s];
+    largest = std::max(largest, rs.size());
+    if (rs.import_from.size() != static_cast<std::size_t>(ranks)) {
+      throw error(fmt::format("a halo plan message's set {} has lists for {} ranks, not {}", s, rs.import_from.size(), ranks));
+    }
+    for (std::size_t q = 0; q < rs.import_from.size(); ++q) {
+      for (const index_t i : rs.import_from[q]) {
+        if (i < rs.owned_end || i >= rs.size()) throw error(fmt::format("a halo plan message imports into place {} of set {}", i, s));
+      }
+      for (const index_t i : rs.export_to[q]) {
+        if (i < 0 || i >= rs.owned_end) throw error(fmt::format("a halo plan message exports place {} of set {}", i, s));
+      }
+    }
+  }
+  for (std::size_t m = 0; m < p.maps.size(); ++m) {
+    for (const index_t v : p.maps[m]) {
+      if (v < 0 || v >= largest) throw error(fmt::format("a halo plan message's map {} holds {}", m, v));
+    }
+  }
+}
+
 inline constexpr int plan_tag = 0x504c;  // "PL"
 static_assert(sizeof(index_t) == sizeof(std::int32_t), "plans travel as MPI_INT32_T words");
 
@@ -103,16 +132,30 @@ static_assert(sizeof(index_t) == sizeof(std::int32_t), "plans travel as MPI_INT3
 // it is not read. Returns this rank's plan. Collective over `comm`.
 inline rank_plan scatter_plans(MPI_Comm comm, const std::vector<rank_plan>& plans, int root = 0) {
   const int rank = rank_of(comm), size = size_of(comm);
+  // The root says first whether it has a plan for every rank: none is left waiting for one.
+  std::vector<std::vector<index_t>> messages;
+  std::string problem;
   if (rank == root) {
     if (plans.size() != static_cast<std::size_t>(size)) {
-      throw argument_error(fmt::format("scatter_plans: {} plans for {} ranks", plans.size(), size));
+      problem = fmt::format("{} plans for {} ranks", plans.size(), size);
     }
+    for (std::size_t r = 0; problem.empty() && r < plans.size(); ++r) {
+      messages.push_back(detail::plan_words(plans[r]));
+      if (messages.back().size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+        problem = fmt::format("rank {}'s plan of {} words is too large for one message", r, messages.back().size());
+      }
+    }
+  }
+  int ok = problem.empty() ? 1 : 0;
+  check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+  if (ok == 0) {
+    throw argument_error(rank == root ? "scatter_plans: " + problem
+                                      : fmt::format("scatter_plans: rank {} could not send the plans", root));
+  }
+  if (rank == root) {
     for (int r = 0; r < size; ++r) {
       if (r == root) continue;
-      const std::vector<index_t> words = detail::plan_words(plans[static_cast<std::size_t>(r)]);
-      if (words.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-        throw error(fmt::format("scatter_plans: rank {}'s plan of {} words is too large for one message", r, words.size()));
-      }
+      const std::vector<index_t>& words = messages[static_cast<std::size_t>(r)];
       check(MPI_Send(words.data(), static_cast<int>(words.size()), MPI_INT32_T, r, detail::plan_tag, comm), "MPI_Send");
     }
     return plans[static_cast<std::size_t>(root)];
@@ -121,9 +164,12 @@ inline rank_plan scatter_plans(MPI_Comm comm, const std::vector<rank_plan>& plan
   check(MPI_Probe(root, detail::plan_tag, comm, &status), "MPI_Probe");
   int count = 0;
   check(MPI_Get_count(&status, MPI_INT32_T, &count), "MPI_Get_count");
+  if (count == MPI_UNDEFINED || count < 0) throw error("scatter_plans: a plan message that is not whole words");
   std::vector<index_t> words(static_cast<std::size_t>(count));
   check(MPI_Recv(words.data(), count, MPI_INT32_T, root, detail::plan_tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-  return detail::plan_from_words(words);
+  rank_plan mine = detail::plan_from_words(words);
+  detail::check_received(mine, size);
+  return mine;
 }
 
 }  // namespace parloop::mpi

@@ -50,14 +50,22 @@ int run(int& argc, char**& argv, Body&& body) {
     int provided = 0;
     check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   }
+  const auto fail = [](const char* what) {
+    int rank = -1, size = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::fprintf(stderr, "parloop: rank %d of %d failed: %s\n", rank, size, what);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  };
   int status = 0;
   try {
     status = body();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "parloop: rank %d of %d failed: %s\n", rank_of(MPI_COMM_WORLD), size_of(MPI_COMM_WORLD),
-                 e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    status = fail(e.what());
+  } catch (...) {
+    status = fail("an exception that is not a std::exception");
   }
   if (initialized == 0) MPI_Finalize();
   return status;
