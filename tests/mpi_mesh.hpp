@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include <parloop/mpi/halo_plan.hpp>
@@ -24,6 +25,17 @@ struct mesh {
 
 inline mesh random_mesh(int cells, int edges, int nodes) {
   return {{cells, edges, nodes}, random_map(edges, cells, 2), random_map(edges, nodes, 2), random_map(cells, nodes, 3)};
+}
+
+// Owners of every element of every set of m drawn from `rng`, none for the last of several ranks
+// (a rank that owns nothing).
+inline std::vector<std::vector<int>> random_owners(const mesh& m, int ranks, std::mt19937& rng) {
+  std::uniform_int_distribution<int> pick(0, ranks > 1 ? ranks - 2 : 0);
+  std::vector<std::vector<int>> out(m.sizes.size());
+  for (std::size_t s = 0; s < m.sizes.size(); ++s) {
+    for (parloop::index_t e = 0; e < m.sizes[s]; ++e) out[s].push_back(pick(rng));
+  }
+  return out;
 }
 
 // Each of `edges` edges adds 3 a + b of its nodes' values (a, b) into its first cell and takes

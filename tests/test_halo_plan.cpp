@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
-#include <utility>
 #include <vector>
 
 #include <parloop/mpi/halo_plan.hpp>
@@ -187,15 +186,11 @@ TEST_CASE("on random meshes partitioned many ways, every region is its definitio
   std::mt19937& rng = parloop_test::rng();
   for (const int ranks : {1, 2, 3, 4, 7}) {
     // At random, every set; a rank that owns nothing (the last, where there are several).
-    std::vector<std::vector<int>> random_owners(3);
-    for (std::size_t s = 0; s < 3; ++s) {
-      std::uniform_int_distribution<int> pick(0, ranks > 1 ? ranks - 2 : 0);
-      for (pl::index_t e = 0; e < m.sizes[s]; ++e) random_owners[s].push_back(pick(rng));
-    }
+    const std::vector<std::vector<int>> random_owners = parloop_test::random_owners(m, ranks, rng);
     // Cells by METIS over the graph their edges make; edges and nodes derived.
     const auto cell_parts = pm::partition_graph(pm::joined_by(m.edge_cells, 2, m.sizes[0]), ranks, pm::graph_partitioner::metis);
     const auto derived = pm::derive_owners(m.sizes, maps, 0, cell_parts, ranks);
-    for (const std::vector<std::vector<int>>* owners : {&std::as_const(random_owners), &derived}) {
+    for (const std::vector<std::vector<int>>* owners : {&random_owners, &derived}) {
       INFO(ranks << " ranks, " << (owners == &derived ? "METIS and derived" : "at random"));
       const auto plans = pm::plan_halos(m.sizes, maps, *owners, ranks);
       REQUIRE(plans.size() == static_cast<std::size_t>(ranks));

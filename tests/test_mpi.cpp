@@ -43,12 +43,7 @@ struct distributed {
       return pm::derive_owners(m.sizes, m.maps(), 0, cells, ranks);
     }
     std::mt19937 rng(11);
-    std::uniform_int_distribution<int> pick(0, ranks > 1 ? ranks - 2 : 0);
-    std::vector<std::vector<int>> out(3);
-    for (std::size_t s = 0; s < 3; ++s) {
-      for (pl::index_t e = 0; e < m.sizes[s]; ++e) out[s].push_back(pick(rng));
-    }
-    return out;
+    return parloop_test::random_owners(m, ranks, rng);
   }
 };
 

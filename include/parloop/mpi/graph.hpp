@@ -84,6 +84,16 @@ inline std::int64_t edge_cut(const graph& g, std::span<const int> part) {
   return cut;
 }
 
+// `n` elements in `parts` consecutive runs, as even as whole elements allow: element i in part
+// i * parts / n. What has no graph, or no owner to follow, is shared this way.
+inline std::vector<int> shares_by_position(index_t n, int parts) {
+  std::vector<int> part(static_cast<std::size_t>(std::max<index_t>(n, 0)));
+  for (index_t i = 0; i < n; ++i) {
+    part[static_cast<std::size_t>(i)] = static_cast<int>(static_cast<std::int64_t>(i) * parts / n);
+  }
+  return part;
+}
+
 // How many elements each of `parts` parts holds.
 inline std::vector<index_t> part_sizes(std::span<const int> part, int parts) {
   std::vector<index_t> sizes(static_cast<std::size_t>(std::max(parts, 0)), 0);

@@ -18,6 +18,7 @@
 
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/mpi/graph.hpp"
 #include "parloop/mpi/halo_plan.hpp"
 
 namespace parloop::mpi {
@@ -66,8 +67,9 @@ inline std::vector<std::vector<int>> derive_owners(std::span<const index_t> set_
         o = std::min(o, from[i / static_cast<std::size_t>(m.arity)]);
       }
       // Reached by nothing: a share by position.
+      const std::vector<int> by_position = shares_by_position(static_cast<index_t>(to.size()), ranks);
       for (std::size_t t = 0; t < to.size(); ++t) {
-        if (to[t] == ranks) to[t] = static_cast<int>(static_cast<std::int64_t>(t) * ranks / static_cast<std::int64_t>(to.size()));
+        if (to[t] == ranks) to[t] = by_position[t];
       }
       derived = true;
       break;
@@ -75,11 +77,7 @@ inline std::vector<std::vector<int>> derive_owners(std::span<const index_t> set_
   }
   // Sets no map joins to the partitioned one: shares by position.
   for (std::size_t s = 0; s < n_sets; ++s) {
-    if (!owners[s].empty()) continue;
-    owners[s].resize(static_cast<std::size_t>(set_sizes[s]));
-    for (std::size_t e = 0; e < owners[s].size(); ++e) {
-      owners[s][e] = static_cast<int>(static_cast<std::int64_t>(e) * ranks / static_cast<std::int64_t>(owners[s].size()));
-    }
+    if (owners[s].empty()) owners[s] = shares_by_position(set_sizes[s], ranks);
   }
   return owners;
 }

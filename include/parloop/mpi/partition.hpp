@@ -84,15 +84,6 @@ inline void check_graph(const graph& g) {
   }
 }
 
-// Consecutive runs of elements, as even as whole elements allow.
-inline std::vector<int> runs(index_t n, int parts) {
-  std::vector<int> part(static_cast<std::size_t>(n));
-  for (index_t v = 0; v < n; ++v) {
-    part[static_cast<std::size_t>(v)] = static_cast<int>(static_cast<std::int64_t>(v) * parts / n);
-  }
-  return part;
-}
-
 inline std::vector<int> metis_kway(const graph& g, int parts) {
   idx_t vertices = g.vertices(), constraints = 1, n_parts = parts, cut = 0;
   std::vector<idx_t> offsets(g.offsets.begin(), g.offsets.end()), neighbours(g.neighbours.begin(), g.neighbours.end());
@@ -158,7 +149,7 @@ inline std::vector<int> partition_graph(const graph& g, int parts,
     std::iota(part.begin(), part.end(), 0);
     return part;
   }
-  if (parts == 1 || g.neighbours.empty()) return detail::runs(n, parts);
+  if (parts == 1 || g.neighbours.empty()) return shares_by_position(n, parts);
   if (which == graph_partitioner::metis) return detail::metis_kway(g, parts);
 #if PARLOOP_HAVE_SCOTCH
   return detail::scotch_part(g, parts);
