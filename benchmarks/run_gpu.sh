@@ -6,14 +6,15 @@
 # CUDA, the rest of the suite, the benchmarks (CUDA, and OpenCL on every OpenCL device) and Airfoil
 # against hand-written CUDA (bench_airfoil).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
-# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil (default: all)
+# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil mpi
+# (default: all)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-run}
 mkdir -p "$out"
 build="$root/build-gpu"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil mpi)
 status=0
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
@@ -102,6 +103,36 @@ for step in "${steps[@]}"; do
       [ $rc -eq 0 ] || { status=1; tail -20 "$out/bench-airfoil-log.txt"; }
       note "bench airfoil: exit $rc -- $(grep -E '^best parloop|^WRONG|memory floor:' "$out/bench-airfoil.txt" | tr '\n' ' ')"
       grep -E 'autotuned' "$out/bench-airfoil-log.txt" | tee -a "$summary"
+      ;;
+    mpi)
+      # Airfoil over MPI ranks on CUDA, each rank on the GPU of its local rank (modulo the GPUs):
+      # one process against airfoil_mpi on 1 rank (the distributed path's own cost), then strong
+      # scaling (OP2's size on every GPU) and weak scaling (OP2's size per GPU) where there are
+      # several. The machine's own Open MPI; the rms histories agree (tests: airfoil_mpi_agreement).
+      [ -x "$build/examples/airfoil/airfoil_mpi" ] || { note "mpi: airfoil_mpi not built (no MPI)"; continue; }
+      gpus=$(nvidia-smi -L | wc -l)
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PARLOOP_BACKEND=cuda
+      on_gpus() {
+        local ranks=$1; shift
+        mpirun -np "$ranks" --oversubscribe --bind-to none bash -c \
+          'PARLOOP_CUDA_DEVICE=$(( OMPI_COMM_WORLD_LOCAL_RANK % '"$gpus"' )) exec "$@"' _ "$@"
+      }
+      run_airfoil() {
+        local name=$1; shift
+        # A short run first: its kernels and tuned launches are in the disk cache for the timed one.
+        "$@" --iterations 2 >/dev/null 2>&1 || status=1
+        "$@" >"$out/mpi-$name.txt" 2>&1 || status=1
+        note "mpi $name: $(grep -E 'iterations in' "$out/mpi-$name.txt") -- rms $(grep -E '^ 1000 ' "$out/mpi-$name.txt")"
+      }
+      for kernels in dsl c; do
+        run_airfoil "one-process-$kernels" "$build/examples/airfoil/airfoil" --kernels $kernels --autotune
+        for ranks in $(seq 1 "$gpus"); do
+          run_airfoil "strong-np$ranks-$kernels" on_gpus "$ranks" "$build/examples/airfoil/airfoil_mpi" --kernels $kernels --autotune
+          [ "$ranks" -gt 1 ] || continue
+          run_airfoil "weak-np$ranks-$kernels" on_gpus "$ranks" "$build/examples/airfoil/airfoil_mpi" --kernels $kernels --autotune \
+            --size $((720000 * ranks))
+        done
+      done
       ;;
     *) echo "unknown step '$step'"; exit 2 ;;
   esac

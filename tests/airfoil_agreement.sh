@@ -9,12 +9,8 @@
 # Usage: airfoil_agreement.sh <airfoil program>
 set -euo pipefail
 program=$1
-backend=${PARLOOP_BACKEND:?PARLOOP_BACKEND names the backend under test}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-awk_script="$(dirname "$0")/same_numbers.awk"
-fail() { echo "FAILED: $*"; exit 1; }
-size=(--size 2000 --iterations 300 --digits 15)
+# shellcheck source=airfoil_common.sh
+source "$(dirname "$0")/airfoil_common.sh"
 
 # Only the history: the first line names the device.
 history() {

@@ -15,8 +15,8 @@
 #include <random>
 #include <vector>
 
-#include <parloop/mpi/exchange.hpp>
 #include <parloop/mpi/gather.hpp>
+#include <parloop/mpi/link.hpp>
 #include <parloop/mpi/owners.hpp>
 #include <parloop/mpi/partition.hpp>
 #include <parloop/mpi/scatter.hpp>
@@ -47,11 +47,41 @@ struct distributed {
   }
 };
 
+// The halo of `values` (`dim` per element of `set`) over the link, packed and unpacked by the
+// plan's lists as a distributed loop's exchange does on its device.
+template <class T>
+void exchange(pm::mpi_link& link, const pm::rank_set& set, std::vector<T>& values, int dim) {
+  const auto flatten = [&](const std::vector<std::vector<pl::index_t>>& lists, std::vector<T>& buffer,
+                           std::vector<std::size_t>& offsets, bool pack) {
+    offsets.push_back(0);
+    for (const auto& list : lists) {
+      for (const pl::index_t i : list) {
+        for (int k = 0; k < dim; ++k) buffer.push_back(pack ? values[static_cast<std::size_t>(i * dim + k)] : T{});
+      }
+      offsets.push_back(buffer.size() * sizeof(T));
+    }
+  };
+  std::vector<T> sent, received;
+  std::vector<std::size_t> send_offsets, receive_offsets;
+  flatten(set.export_to, sent, send_offsets, true);
+  flatten(set.import_from, received, receive_offsets, false);
+  link.start(std::as_bytes(std::span<const T>(sent)), send_offsets, std::as_writable_bytes(std::span<T>(received)),
+             receive_offsets)
+      ->wait();
+  std::size_t at = 0;
+  for (const auto& list : set.import_from) {
+    for (const pl::index_t i : list) {
+      for (int k = 0; k < dim; ++k) values[static_cast<std::size_t>(i * dim + k)] = received[at++];
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loop gives the serial sums",
           "[mpi]") {
   const distributed d;
+  pm::mpi_link link(MPI_COMM_WORLD);
   for (const bool at_random : {false, true}) {
     INFO("rank " << d.rank << " of " << d.ranks << (at_random ? ", owners at random" : ", partitioned"));
     const auto owners = d.owners(at_random);
@@ -67,9 +97,7 @@ TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loo
     for (pl::index_t i = 0; i < nodes.owned_end; ++i) {
       for (int k = 0; k < 3; ++k) values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] = value(nodes.global[static_cast<std::size_t>(i)], k);
     }
-    pm::halo_exchange<double> exchange(MPI_COMM_WORLD, nodes, 3);
-    exchange.start(values);
-    exchange.finish(values);
+    exchange(link, nodes, values, 3);
     int wrong = 0;
     for (pl::index_t i = 0; i < nodes.size(); ++i) {
       for (int k = 0; k < 3; ++k) wrong += values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] != value(nodes.global[static_cast<std::size_t>(i)], k);
@@ -80,9 +108,7 @@ TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loo
     const auto nodes0 = parloop_test::random_values<std::int64_t>(static_cast<std::size_t>(d.m.sizes[2]));
     std::vector<std::int64_t> local(static_cast<std::size_t>(nodes.size()), 0);
     for (pl::index_t i = 0; i < nodes.owned_end; ++i) local[static_cast<std::size_t>(i)] = nodes0[static_cast<std::size_t>(nodes.global[static_cast<std::size_t>(i)])];
-    pm::halo_exchange<std::int64_t> node_exchange(MPI_COMM_WORLD, nodes, 1);
-    node_exchange.start(local);
-    node_exchange.finish(local);
+    exchange(link, nodes, local, 1);
     const std::vector<std::int64_t> cells = parloop_test::rank_edge_sums(mine, local);
     const std::vector<std::int64_t> gathered = pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, mine.sets[0], cells, 1, d.m.sizes[0]);
     if (d.rank == 0) {
@@ -108,10 +134,11 @@ TEST_CASE("misuse is refused on every rank, none left waiting", "[mpi]") {
   const std::vector<std::int64_t> values(static_cast<std::size_t>(nothing_owned.size()), 1);
   CHECK_THROWS_WITH(pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, nothing_owned, values, 1, d.m.sizes[0]),
                     Catch::Contains("do not own the 400 elements of the set exactly once"));
-  // An exchange finished before it started.
-  std::vector<double> halo(static_cast<std::size_t>(all[static_cast<std::size_t>(d.rank)].sets[2].size()));
-  pm::halo_exchange<double> exchange(MPI_COMM_WORLD, all[static_cast<std::size_t>(d.rank)].sets[2], 1);
-  CHECK_THROWS_WITH(exchange.finish(halo), Catch::Contains("finished without a start"));
+  // A transfer whose offsets do not fit the link: refused before any message.
+  pm::mpi_link link(MPI_COMM_WORLD);
+  std::vector<std::byte> bytes(8);
+  const std::vector<std::size_t> offsets{0, 4};
+  CHECK_THROWS_WITH(link.start(bytes, offsets, bytes, offsets), Catch::Contains("a halo transfer of 8 and 8 bytes"));
 }
 
 int main(int argc, char** argv) {

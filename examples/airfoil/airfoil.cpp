@@ -9,6 +9,9 @@
 //
 //   airfoil [--mesh FILE | --size CELLS] [--iterations N] [--kernels dsl|c] [--autotune] [--digits D]
 //           [--write-mesh FILE]
+//
+// airfoil_mpi is the same program over MPI ranks (mpirun -np N airfoil_mpi ...): rank 0 reads or
+// makes the mesh, every rank runs its share (distributed.hpp), and rank 0 prints.
 #include <parloop/parloop.hpp>
 
 #include <chrono>
@@ -28,6 +31,9 @@
 #include "mesh.hpp"
 #include "naca0012.hpp"
 #include "solver.hpp"
+#if PARLOOP_AIRFOIL_MPI
+#include "distributed.hpp"
+#endif
 
 namespace pl = parloop;
 
@@ -86,11 +92,20 @@ options parse(int argc, char** argv) {
 // OP2's figure for its own new_grid.dat (720000 cells) after 1000 iterations.
 constexpr double op2_rms_1000 = 0.0001060114637578;
 
+// Whether this process prints: all of one, rank 0 of several.
+bool prints() {
+#if PARLOOP_AIRFOIL_MPI
+  return pl::mpi::rank_of(MPI_COMM_WORLD) == 0;
+#else
+  return true;
+#endif
+}
+
 // Runs the iterations, printing the rms every 100 and after the last; returns the last.
 template <class Kernels>
-double run(const pl::Runtime& rt, const airfoil::mesh& m, const airfoil::flow& c, const options& o,
+double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil::flow& c, const options& o,
            const Kernels& kernels) {
-  airfoil::solver s(rt, m, c);
+  airfoil::solver s(rt, h, c);
   const auto start = std::chrono::steady_clock::now();
   double last = 0.0;
   for (int iter = 1; iter <= o.iterations; ++iter) {
@@ -98,45 +113,68 @@ double run(const pl::Runtime& rt, const airfoil::mesh& m, const airfoil::flow& c
     // Reading the rms waits for the device: only where it is printed.
     if (iter % 100 == 0 || iter == o.iterations) {
       last = s.rms();
-      std::printf(" %d  %*.*e\n", iter, o.digits + 5, o.digits, last);
+      if (prints()) std::printf(" %d  %*.*e\n", iter, o.digits + 5, o.digits, last);
     }
   }
   rt.synchronize();
   std::fflush(stdout);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fprintf(stderr, "airfoil: %d iterations in %.3f s (%.3f ms each)\n", o.iterations, seconds,
-               o.iterations > 0 ? 1e3 * seconds / o.iterations : 0.0);
+  if (prints()) {
+    std::fprintf(stderr, "airfoil: %d iterations in %.3f s (%.3f ms each)\n", o.iterations, seconds,
+                 o.iterations > 0 ? 1e3 * seconds / o.iterations : 0.0);
+  }
   return last;
+}
+
+int airfoil_main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  // Over MPI, only rank 0 reads or makes the mesh; the others distribute an empty one.
+  const airfoil::mesh m = !prints()      ? airfoil::mesh{}
+                          : o.mesh_file ? airfoil::read_mesh(*o.mesh_file)
+                                        : airfoil::make_naca0012(o.size);
+  if (o.write_mesh && prints()) airfoil::write_mesh(m, *o.write_mesh);
+  const airfoil::flow c;
+  pl::Runtime rt = pl::Runtime::open();
+  // The solver's loops name no strategy and no conflicts: the runtime's setting tunes them all.
+  if (o.autotune) rt.set_autotune(true);
+  if (o.c_kernels && rt.kind() == pl::backend_kind::host) {
+    throw pl::backend_unavailable(
+        "--kernels c: C kernels run on a device backend (PARLOOP_BACKEND=opencl or cuda); the host runs the DSL kernels");
+  }
+#if PARLOOP_AIRFOIL_MPI
+  const airfoil::mesh_handles h = airfoil::distributed(rt, MPI_COMM_WORLD, m);
+  const std::string ranks = fmt::format(", {} MPI ranks", pl::mpi::size_of(MPI_COMM_WORLD));
+#else
+  const airfoil::mesh_handles h = airfoil::on_runtime(rt, m);
+  const std::string ranks;
+#endif
+  if (prints()) {
+    std::printf("airfoil on %s (%s kernels%s%s): %d nodes, %d cells, %d edges, %d boundary edges\n",
+                rt.device_name().c_str(), o.c_kernels ? "C" : "DSL", rt.autotunes() ? ", autotuned" : "", ranks.c_str(),
+                m.nnode, m.ncell, m.nedge, m.nbedge);
+  }
+  const double rms = o.c_kernels ? run(rt, h, c, o, airfoil::c_kernels(c)) : run(rt, h, c, o, airfoil::dsl_kernels(c));
+  if (prints() && o.mesh_file && m.ncell == 720000 && o.iterations == 1000) {
+    const double percent = 100.0 * std::fabs(rms - op2_rms_1000) / op2_rms_1000;
+    std::printf("against OP2's rms for its new_grid.dat after 1000 iterations (%.16f): %.2e %% %s\n", op2_rms_1000,
+                percent, percent < 1e-5 ? "(the same mesh)" : "(another mesh?)");
+  }
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#if PARLOOP_AIRFOIL_MPI
+  // An error on any rank ends the job, saying which rank and why: the others may be waiting for it.
+  return pl::mpi::run(argc, argv, [&] { return airfoil_main(argc, argv); });
+#else
   try {
-    const options o = parse(argc, argv);
-    const airfoil::mesh m = o.mesh_file ? airfoil::read_mesh(*o.mesh_file) : airfoil::make_naca0012(o.size);
-    if (o.write_mesh) airfoil::write_mesh(m, *o.write_mesh);
-    const airfoil::flow c;
-    pl::Runtime rt = pl::Runtime::open();
-    // The solver's loops name no strategy and no conflicts: the runtime's setting tunes them all.
-    if (o.autotune) rt.set_autotune(true);
-    if (o.c_kernels && rt.kind() == pl::backend_kind::host) {
-      throw pl::backend_unavailable(
-          "--kernels c: C kernels run on a device backend (PARLOOP_BACKEND=opencl or cuda); the host runs the DSL kernels");
-    }
-    std::printf("airfoil on %s (%s kernels%s): %d nodes, %d cells, %d edges, %d boundary edges\n",
-                rt.device_name().c_str(), o.c_kernels ? "C" : "DSL", rt.autotunes() ? ", autotuned" : "", m.nnode,
-                m.ncell, m.nedge, m.nbedge);
-    const double rms = o.c_kernels ? run(rt, m, c, o, airfoil::c_kernels(c)) : run(rt, m, c, o, airfoil::dsl_kernels(c));
-    if (o.mesh_file && m.ncell == 720000 && o.iterations == 1000) {
-      const double percent = 100.0 * std::fabs(rms - op2_rms_1000) / op2_rms_1000;
-      std::printf("against OP2's rms for its new_grid.dat after 1000 iterations (%.16f): %.2e %% %s\n", op2_rms_1000,
-                  percent, percent < 1e-5 ? "(the same mesh)" : "(another mesh?)");
-    }
-    return 0;
+    return airfoil_main(argc, argv);
   } catch (const std::exception& e) {
     // parloop's errors, and running out of memory for a mesh.
     std::fprintf(stderr, "airfoil: %s\n", e.what());
     return 1;
   }
+#endif
 }

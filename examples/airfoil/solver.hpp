@@ -15,26 +15,56 @@
 
 namespace airfoil {
 
+// The mesh on a runtime: sets, maps and the dats read with it.
+struct mesh_handles {
+  pl::Set nodes, edges, bedges, cells;
+  pl::Map pedge, pecell, pbedge, pbecell, pcell;
+  pl::Dat<std::int32_t> bound;
+  pl::Dat<double, 2> x;
+  // Cells on all ranks together (the set's own size where it is not distributed).
+  int total_cells;
+};
+
+// The whole mesh in one runtime. The maps check every index against their target set.
+inline mesh_handles on_runtime(const pl::Runtime& rt, const mesh& m) {
+  const pl::Set nodes(rt, m.nnode, "nodes"), edges(rt, m.nedge, "edges"), bedges(rt, m.nbedge, "bedges"),
+      cells(rt, m.ncell, "cells");
+  return {nodes,
+          edges,
+          bedges,
+          cells,
+          pl::Map(edges, nodes, 2, m.edge, "pedge"),
+          pl::Map(edges, cells, 2, m.ecell, "pecell"),
+          pl::Map(bedges, nodes, 2, m.bedge, "pbedge"),
+          pl::Map(bedges, cells, 1, m.becell, "pbecell"),
+          pl::Map(cells, nodes, 4, m.cell, "pcell"),
+          pl::Dat<std::int32_t>(bedges, m.bound, "p_bound"),
+          pl::Dat<double, 2>(nodes, m.x, "p_x"),
+          m.ncell};
+}
+
 class solver {
  public:
-  // The maps check every index against their target set.
-  solver(const pl::Runtime& rt, const mesh& m, const flow& c)
-      : nodes_(rt, m.nnode, "nodes"),
-        edges_(rt, m.nedge, "edges"),
-        bedges_(rt, m.nbedge, "bedges"),
-        cells_(rt, m.ncell, "cells"),
-        pedge_(edges_, nodes_, 2, m.edge, "pedge"),
-        pecell_(edges_, cells_, 2, m.ecell, "pecell"),
-        pbedge_(bedges_, nodes_, 2, m.bedge, "pbedge"),
-        pbecell_(bedges_, cells_, 1, m.becell, "pbecell"),
-        pcell_(cells_, nodes_, 4, m.cell, "pcell"),
-        bound_(bedges_, m.bound, "p_bound"),
-        x_(nodes_, m.x, "p_x"),
-        q_(cells_, free_stream(m.ncell, c), "p_q"),
+  solver(const pl::Runtime& rt, const mesh& m, const flow& c) : solver(rt, on_runtime(rt, m), c) {}
+  // On handles made elsewhere (distributed over ranks: distributed.hpp).
+  solver(const pl::Runtime& rt, const mesh_handles& h, const flow& c)
+      : nodes_(h.nodes),
+        edges_(h.edges),
+        bedges_(h.bedges),
+        cells_(h.cells),
+        pedge_(h.pedge),
+        pecell_(h.pecell),
+        pbedge_(h.pbedge),
+        pbecell_(h.pbecell),
+        pcell_(h.pcell),
+        bound_(h.bound),
+        x_(h.x),
+        q_(cells_, free_stream(cells_.size(), c), "p_q"),
         qold_(cells_, "p_qold"),
         res_(cells_, "p_res"),
         adt_(cells_, "p_adt"),
-        rms_(rt, 0.0, "rms") {}
+        rms_(rt, 0.0, "rms"),
+        total_cells_(h.total_cells) {}
 
   // One iteration: save the solution, then two steps of time step, fluxes and update. The
   // rms of the second step's changes is left in rms().
@@ -78,7 +108,7 @@ class solver {
   }
 
   // sqrt(rms / ncell), as OP2 prints it. Waits for the device.
-  double rms() const { return std::sqrt(rms_.value() / cells_.size()); }
+  double rms() const { return std::sqrt(rms_.value() / total_cells_); }
   const pl::Dat<double, 4>& q() const { return q_; }
 
  private:
@@ -95,6 +125,7 @@ class solver {
   pl::Dat<double, 4> q_, qold_, res_;
   pl::Dat<double> adt_;
   pl::Global<double> rms_;
+  int total_cells_;
 };
 
 }  // namespace airfoil

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "parloop/core/map.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
@@ -20,6 +22,9 @@ inline constexpr bool is_data_scalar = std::is_same_v<T, float> || std::is_same_
                                        std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t>;
 
 namespace detail {
+
+template <class T>
+struct halo_parts;
 
 template <class T>
 struct array_state {
@@ -44,6 +49,24 @@ struct array_state {
   std::vector<T> host;
   std::string name;
   mirrored_array array;
+
+  // On a distributed set: whether the halo holds its owners' current values. Every rank makes the
+  // same calls, so every rank keeps it alike, and all decide alike whether to exchange.
+  bool halo_current = false;
+  // What its halo exchanges (a dat) or its reductions over an exec halo (a global) use: made at
+  // the first (exec/halo.hpp).
+  std::unique_ptr<halo_parts<T>> halo;
+};
+
+template <class T>
+struct halo_parts {
+  // A dat's exchange: the owned values other ranks import, gathered into `sent` (on a set of its
+  // own, through a map to the dat's set), and the halo's values scattered from `received`.
+  std::shared_ptr<map_state> exports, imports;
+  std::unique_ptr<array_state<T>> sent, received;
+  // A global's INC over the exec halo: those elements are counted by the ranks that own them, so
+  // what they add goes here and is dropped.
+  std::unique_ptr<array_state<T>> dropped;
 };
 
 }  // namespace detail

@@ -68,6 +68,8 @@ class Dat {
   std::span<T> host_view(access_tag<Mode>) {
     if constexpr (Mode == access::write) state().array.host_overwritten();
     else state().array.host_written(state().device());
+    // On a distributed set, written values may be owned ones that other ranks hold as halo.
+    state().halo_current = false;
     return state().host;
   }
 

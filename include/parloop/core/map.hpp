@@ -28,12 +28,16 @@ struct map_state : std::enable_shared_from_this<map_state> {
         to(std::move(to_set)),
         arity(map_arity),
         values(std::move(map_values)),
+        rows(static_cast<index_t>(values.size() / static_cast<std::size_t>(arity))),
         name(std::move(map_name)),
         array(values.data(), values.size() * sizeof(index_t), from.runtime().state()->transfers) {}
   Set from;
   Set to;
   int arity;
   std::vector<index_t> values;
+  // The elements of `from` with values: all of them, or on a distributed set those this rank
+  // executes (no loop runs its non-exec halo).
+  index_t rows;
   std::string name;
   // Map values never change: uploaded once, on first device use.
   mirrored_array array;
@@ -66,9 +70,9 @@ struct map_state : std::enable_shared_from_this<map_state> {
     const signed char k = known.load(std::memory_order_relaxed);
     if (k == all_distinct) return std::nullopt;
     if (k == not_known) {
-      const std::optional<collision> c = collision_in(slot, 0, from.size());
+      const std::optional<collision> c = collision_in(slot, 0, rows);
       known.store(c ? some_collide : all_distinct, std::memory_order_relaxed);
-      if (!c || (start == 0 && end == from.size())) return c;
+      if (!c || (start == 0 && end == rows)) return c;
     }
     return collision_in(slot, start, end);
   }
@@ -101,7 +105,8 @@ class Map {
   Map(const Set& from, const Set& to, int arity, std::initializer_list<index_t> values, std::string name = {})
       : Map(from, to, arity, std::span<const index_t>(values.begin(), values.size()), std::move(name)) {}
 
-  // values holds from.size() * arity entries, row by row; each must index into `to`.
+  // values holds from.size() * arity entries, row by row; each must index into `to`. On a
+  // distributed set, the rows of the elements this rank executes are enough (exec_end * arity).
   Map(const Set& from, const Set& to, int arity, std::span<const index_t> values, std::string name = {}) {
     if (name.empty()) name = detail::default_name("map");
     if (!(from.runtime() == to.runtime())) {
@@ -110,7 +115,10 @@ class Map {
     }
     if (arity < 1) throw data_error(fmt::format("map '{}': arity must be at least 1, got {}", name, arity));
     const std::size_t expected = static_cast<std::size_t>(from.size()) * static_cast<std::size_t>(arity);
-    if (values.size() != expected) {
+    const detail::set_distribution* d = from.distribution();
+    const bool executed_rows =
+        d != nullptr && values.size() == static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity);
+    if (values.size() != expected && !executed_rows) {
       throw data_error(fmt::format("map '{}': expected {} values ({} elements of '{}' x arity {}), got {}", name,
                                    expected, from.size(), from.name(), arity, values.size()));
     }

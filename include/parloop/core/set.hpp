@@ -6,7 +6,10 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "parloop/config.hpp"
+#include "parloop/core/distribution.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/error.hpp"
 
@@ -17,6 +20,8 @@ struct set_state {
   Runtime runtime;
   index_t size;
   std::string name;
+  // Null unless the set is distributed over ranks.
+  std::shared_ptr<const set_distribution> distribution;
 };
 
 inline std::string default_name(const char* kind) {
@@ -31,12 +36,27 @@ class Set {
   Set(const Runtime& rt, index_t size, std::string name = {}) {
     if (size < 0) throw data_error("set '" + name + "' has negative size " + std::to_string(size));
     if (name.empty()) name = detail::default_name("set");
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name)});
+    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), nullptr});
+  }
+  // This rank's share of a set distributed over ranks (pl::mpi::distribute makes them): its
+  // elements are the distribution's local ones, halos included.
+  Set(const Runtime& rt, std::shared_ptr<const detail::set_distribution> d, std::string name) {
+    if (!d || !d->link) throw argument_error(fmt::format("set '{}': a distribution without a link between ranks", name));
+    const auto size = static_cast<index_t>(d->global.size());
+    if (!(0 <= d->core_end && d->core_end <= d->owned_end && d->owned_end <= d->exec_end && d->exec_end <= size)) {
+      throw argument_error(fmt::format("set '{}': regions ending at {}, {}, {} of {} elements", name, d->core_end,
+                                       d->owned_end, d->exec_end, size));
+    }
+    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), std::move(d)});
   }
 
   index_t size() const { return state_->size; }
   const std::string& name() const { return state_->name; }
   const Runtime& runtime() const { return state_->runtime; }
+  // Null unless the set is distributed over ranks.
+  const detail::set_distribution* distribution() const { return state_->distribution.get(); }
+  // The elements this rank owns: the first owned() of size(); all of them unless distributed.
+  index_t owned() const { return state_->distribution ? state_->distribution->owned_end : state_->size; }
 
   friend bool operator==(const Set& a, const Set& b) { return a.state_ == b.state_; }
 

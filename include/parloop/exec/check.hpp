@@ -41,6 +41,16 @@ void check_arg(const std::string& kernel, const Set& set, range r, std::size_t p
   if (!(a.data->runtime == set.runtime())) {
     throw argument_error(fmt::format("{}: '{}' belongs to another runtime than the set", where(), a.data->name));
   }
+  if constexpr (Kind != arg_kind::global) {
+    // A loop over a set that is not distributed has no halo to bring the values of one that is.
+    if ((set.distribution() == nullptr) != (a.data->set->distribution() == nullptr)) {
+      throw argument_error(fmt::format("{}: dat '{}' is on set '{}', which is {}distributed over ranks, and the loop's "
+                                       "set '{}' is {}",
+                                       where(), a.data->name, a.data->set->name(),
+                                       set.distribution() == nullptr ? "" : "not ", set.name(),
+                                       set.distribution() == nullptr ? "not" : "distributed"));
+    }
+  }
   if constexpr (Kind == arg_kind::direct) {
     if (!(*a.data->set == set)) {
       throw argument_error(fmt::format("{}: dat '{}' is on set '{}', not on the iteration set; pass it through a map",
@@ -54,6 +64,11 @@ void check_arg(const std::string& kernel, const Set& set, range r, std::size_t p
     if (!(a.map->to == *a.data->set)) {
       throw argument_error(fmt::format("{}: map '{}' maps to set '{}', but dat '{}' is on set '{}'", where(),
                                        a.map->name, a.map->to.name(), a.data->name, a.data->set->name()));
+    }
+    if (r.end > a.map->rows) {
+      throw argument_error(fmt::format("{}: map '{}' has values for the first {} elements of '{}' (those this rank "
+                                       "executes), not for [{}, {})",
+                                       where(), a.map->name, a.map->rows, set.name(), r.start, r.end));
     }
     if (a.slot < 0 || a.slot >= a.map->arity) {
       throw argument_error(fmt::format("{}: slot {} of map '{}', which has arity {}", where(), a.slot, a.map->name,

@@ -2,30 +2,22 @@
 // par_loop: apply a kernel to every element of a set (or of a range of it).
 #pragma once
 
-#include <chrono>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
-#include <fmt/format.h>
-
-#include "parloop/backend/host/launch.hpp"
-#include "parloop/cache/stats.hpp"
-#include "parloop/core/conflicts.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/autotune.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/dsl/kernel.hpp"
 #include "parloop/dsl/source_kernel.hpp"
-#include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
-#include "parloop/exec/autotune.hpp"
-#include "parloop/exec/device_launch.hpp"
-#include "parloop/exec/traffic.hpp"
+#include "parloop/exec/distributed_loop.hpp"
+#include "parloop/exec/run_range.hpp"
 
 namespace parloop {
 
@@ -45,15 +37,6 @@ template <class K>
 inline constexpr bool is_kernel = std::is_same_v<K, SourceKernel>;
 template <class F>
 inline constexpr bool is_kernel<Kernel<F>> = true;
-
-template <class F, class... Args>
-std::shared_ptr<const ir::kernel> kernel_ir(const Kernel<F>& k, const Args&... args) {
-  return k.traced(args...);
-}
-template <class... Args>
-std::shared_ptr<const ir::kernel> kernel_ir(const SourceKernel& k, const Args&... args) {
-  return k.ir(args...);
-}
 
 // Whether a kernel can take par_loop's arguments as its tracer passes them, and returns nothing.
 // A kernel from source always can: its C function is checked by the device compiler.
@@ -151,22 +134,6 @@ struct kernel_fits<Kernel<F>, Args...> {
   }();
 };
 
-template <class F, class... Args>
-void run_on_host(const Kernel<F>& k, range r, const Args&... args) {
-  // What the lambda throws while it runs (a computed index out of range) names the kernel, as
-  // a device's report of it does.
-  try {
-    backend::host::launch(k.function(), r, args...);
-  } catch (const trace_error& e) {
-    throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
-  }
-}
-template <class... Args>
-void run_on_host(const SourceKernel& k, range, const Args&...) {
-  throw backend_unavailable("kernel '" + k.name() +
-                            "' is C source: it needs a device backend (PARLOOP_BACKEND=opencl or cuda); the host "
-                            "backend runs pl::kernel lambdas");
-}
 }  // namespace detail
 
 namespace detail {
@@ -175,13 +142,6 @@ template <class S>
 inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_v<S, split_n_across_workgroups> ||
                                     std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked> ||
                                     std::is_same_v<S, vectors_across_workgroups>;
-
-// How a call launches: the strategy and conflicts it names (or the runtime's defaults), and
-// whether its launch is autotuned instead.
-struct loop_choice {
-  loop_launch named;
-  bool tune = false;
-};
 
 // The arguments after the set are parsed left to right: a strategy, pl::conflicts, a range or
 // pl::autotune replaces the default (a strategy or conflicts named turns autotuning off, and
@@ -214,32 +174,15 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&.
 
 template <class K, class... Args>
 void run_checked(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
-  check_loop(k.name(), set, r, args...);
   // The same strategies are refused on every backend, the host included.
   check_strategy(how.named.launch);
-  const Runtime& rt = set.runtime();
-  const auto run = [&] {
-    if (rt.kind() == backend_kind::host) {
-      // Tracing checks the rules only a trace can see, so the host refuses what a device would.
-      kernel_ir(k, args...);
-      run_on_host(k, r, args...);
-    } else {
-      device_backend& device = *rt.state()->backend;
-      signature_entry& entry = k.entry(args...);
-      const loop_launch launch = how.tune ? autotuned(device, k, entry, how.named, r, args...) : how.named;
-      launch_on_device(device, k, entry, launch, r, args...);
-    }
-    k.cache().count_launch();
-  };
-  if (!stats_enabled()) {
-    run();
-    return;
+  if (const set_distribution* d = set.distribution()) {
+    run_distributed(k, set, how, r, *d, args...);
+  } else {
+    check_loop(k.name(), set, r, args...);
+    run_range(k, set, how, r, args...);
   }
-  // A call's time is to its end on the device: timed calls do not overlap.
-  const auto start = std::chrono::steady_clock::now();
-  run();
-  if (rt.kind() != backend_kind::host) rt.state()->backend->synchronize();
-  k.cache().count_run(nanoseconds_since(start), declared_bytes(r, args...));
+  k.cache().count_launch();
 }
 
 template <class K, class S, class... Rest>

@@ -21,16 +21,18 @@
 namespace parloop::mpi {
 
 // On `root`, the `global_size` elements' values (`dim` each) from the ranks that own them; empty
-// elsewhere. `local` is this rank's array over `set` (set.size() elements). Collective.
+// elsewhere. `local` is this rank's array over a set whose local element i is global element
+// global[i] and whose first `owned` elements this rank owns. Collective.
 template <class T>
-std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const T> local, int dim, index_t global_size,
-                            int root = 0) {
-  if (dim < 1 || local.size() != static_cast<std::size_t>(set.size()) * static_cast<std::size_t>(dim)) {
-    throw argument_error(fmt::format("gather_owned: {} values for {} elements of {}", local.size(), set.size(), dim));
+std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, index_t owned, std::span<const T> local,
+                            int dim, index_t global_size, int root = 0) {
+  if (dim < 1 || local.size() != global.size() * static_cast<std::size_t>(dim) || owned < 0 ||
+      static_cast<std::size_t>(owned) > global.size()) {
+    throw argument_error(fmt::format("gather_owned: {} values for {} elements of {}, {} owned", local.size(),
+                                     global.size(), dim, owned));
   }
   const int rank = rank_of(comm), size = size_of(comm);
   const auto width = static_cast<std::size_t>(dim) * sizeof(T);
-  const int owned = set.owned_end;
   std::vector<int> counts(static_cast<std::size_t>(size));
   int ok = 1;
   check(MPI_Gather(&owned, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather");
@@ -58,7 +60,7 @@ std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const 
     throw error(fmt::format("gather_owned: the ranks do not own the {} elements of the set exactly once ({} bytes each)",
                             global_size, width));
   }
-  check(MPI_Gatherv(set.global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(),
+  check(MPI_Gatherv(global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(),
                     MPI_INT32_T, root, comm),
         "MPI_Gatherv");
   check(MPI_Gatherv(local.data(), static_cast<int>(static_cast<std::size_t>(owned) * width), MPI_BYTE, bytes.data(),
@@ -78,6 +80,13 @@ std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const 
     std::memcpy(&out[static_cast<std::size_t>(g) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
   }
   return out;
+}
+
+// The same over a plan's set.
+template <class T>
+std::vector<T> gather_owned(MPI_Comm comm, const rank_set& set, std::span<const T> local, int dim, index_t global_size,
+                            int root = 0) {
+  return gather_owned<T>(comm, set.global, set.owned_end, local, dim, global_size, root);
 }
 
 }  // namespace parloop::mpi

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// A set distributed over ranks (OP2's regions), and the link between ranks its loops use: the
+// seam between par_loop and MPI, as device_backend is the seam to the devices. Core and exec see
+// only this interface; the mpi component implements it (mpi/link.hpp), so a program built
+// without MPI compiles and runs unchanged.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "parloop/config.hpp"
+#include "parloop/core/access.hpp"
+#include "parloop/ir/types.hpp"
+
+namespace parloop {
+
+// Messages posted to and from every rank that has any; wait() returns when all have arrived and
+// been sent. Destroyed without a wait (an exception on the way), it abandons them.
+class halo_transfer {
+ public:
+  virtual ~halo_transfer() = default;
+  virtual void wait() = 0;
+};
+
+class rank_link {
+ public:
+  virtual ~rank_link() = default;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+  // Sends sent[send_offsets[q], send_offsets[q + 1]) to each rank q and receives from it into
+  // received[receive_offsets[q], receive_offsets[q + 1]), without waiting. Every rank starts its
+  // transfers over one link in the same order.
+  virtual std::unique_ptr<halo_transfer> start(std::span<const std::byte> sent, std::span<const std::size_t> send_offsets,
+                                               std::span<std::byte> received,
+                                               std::span<const std::size_t> receive_offsets) = 0;
+  // Combines `count` values of `type` across every rank (sum for inc, minimum, maximum), in place.
+  virtual void all_reduce(void* values, int count, ir::scalar_type type, access op) = 0;
+  // Whether `mine` holds on every rank.
+  virtual bool all(bool mine) = 0;
+};
+
+namespace detail {
+
+// One set's share on this rank. Local numbers run core, the rest of owned, exec halo, non-exec
+// halo (mpi/halo_plan.hpp says which element goes where).
+struct set_distribution {
+  std::shared_ptr<rank_link> link;
+  index_t core_end = 0;
+  index_t owned_end = 0;
+  index_t exec_end = 0;
+  // Local element i is global element global[i]; the set has global_size elements on all ranks.
+  std::vector<index_t> global;
+  index_t global_size = 0;
+  // The owned elements sent to each rank, then the halo elements received from each, by rank:
+  // rank q's are exports[export_offsets[q], export_offsets[q + 1]), in the order q expects them.
+  std::vector<index_t> exports, imports;
+  std::vector<std::size_t> export_offsets, import_offsets;
+};
+
+}  // namespace detail
+}  // namespace parloop

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// A par_loop over a set distributed over ranks, as OP2 runs one: the halos the loop reads start
+// arriving, the core (elements that reach no halo) runs meanwhile, then the rest once they are
+// in. A loop that writes through a map runs the exec halo too, redundantly, so that what its
+// owned targets receive is complete without sending increments back. Reductions count owned
+// elements only and end in an all-reduce over the ranks.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "parloop/core/access.hpp"
+#include "parloop/core/arg.hpp"
+#include "parloop/core/distribution.hpp"
+#include "parloop/core/range.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/check.hpp"
+#include "parloop/exec/halo.hpp"
+#include "parloop/exec/run_range.hpp"
+#include "parloop/ir/types.hpp"
+
+namespace parloop::detail {
+
+template <class A>
+inline constexpr bool writes_through_map =
+    (A::kind == arg_kind::indirect || A::kind == arg_kind::whole_map) && A::mode != access::read;
+
+template <class A>
+inline constexpr bool reads_dat =
+    A::kind != arg_kind::global && (A::mode == access::read || A::mode == access::rw);
+
+// Whether the loop needs a's halo: read through a map, or read directly where the loop runs the
+// exec halo of its set.
+template <class A>
+bool needs_halo(const A& a, bool runs_exec_halo) {
+  if constexpr (reads_dat<A>) {
+    return !a.data->halo_current && (A::kind != arg_kind::direct || runs_exec_halo);
+  } else {
+    return false;
+  }
+}
+
+template <class A>
+std::unique_ptr<halo_transfer> start_if_needed(const A& a, const set_distribution& loop_set, bool runs_exec_halo) {
+  if (!needs_halo(a, runs_exec_halo)) return nullptr;
+  // The dat's own set says who exchanges it (the loop's set, or the target of its map).
+  const set_distribution& d = A::kind == arg_kind::direct ? loop_set : *a.data->set->distribution();
+  // A rank that neither sends nor receives any of the set (one rank alone, or a share apart) has
+  // no messages that others wait for: nothing to pack or wait for.
+  if (d.exports.empty() && d.imports.empty()) {
+    a.data->halo_current = true;
+    return nullptr;
+  }
+  return start_exchange<typename A::value_type, A::dim>(*a.data, d);
+}
+
+template <class A>
+void finish_if_started(const A& a, std::unique_ptr<halo_transfer>& t) {
+  if (!t) return;
+  if constexpr (reads_dat<A>) finish_exchange<typename A::value_type, A::dim>(*a.data, *t);
+  t.reset();
+}
+
+template <class A>
+inline constexpr bool is_sum = A::kind == arg_kind::global && A::mode == access::inc;
+template <class A>
+inline constexpr bool reduces = A::kind == arg_kind::global && A::mode != access::read;
+
+// A global that sums: only the first rank brings the value it holds into the sum, the others
+// add to zero.
+template <class A>
+void start_sum(const A& a, int rank) {
+  if constexpr (is_sum<A>) {
+    if (rank == 0) return;
+    a.data->array.host_overwritten();
+    for (auto& v : a.data->host) v = typename A::value_type{};
+  }
+}
+
+// The argument as the exec halo's elements take it: a sum goes to a global that is dropped.
+template <class A>
+A over_exec_halo(const A& a) {
+  if constexpr (is_sum<A>) {
+    auto& h = a.data->halo;
+    if (!h) h = std::make_unique<halo_parts<typename A::value_type>>();
+    if (!h->dropped) {
+      h->dropped = std::make_unique<array_state<typename A::value_type>>(a.data->runtime, std::nullopt, a.data->host,
+                                                                           a.data->name + ":exec_halo");
+    }
+    // From zero each time, so that what it adds up never overflows.
+    h->dropped->array.host_overwritten();
+    for (auto& v : h->dropped->host) v = typename A::value_type{};
+    return A{h->dropped.get()};
+  } else {
+    return a;
+  }
+}
+
+template <class A>
+void finish_reduction(const A& a, rank_link& link) {
+  if constexpr (reduces<A>) {
+    auto& s = *a.data;
+    s.array.ensure_host(s.device());
+    link.all_reduce(s.host.data(), A::dim, ir::scalar_of<typename A::value_type>(), A::mode);
+    s.array.host_overwritten();
+  }
+}
+
+template <class A>
+void after_loop(const A& a) {
+  if constexpr (A::kind != arg_kind::global && A::mode != access::read) a.data->halo_current = false;
+}
+
+template <class K, class... Args>
+void run_distributed(const K& k, const Set& set, const loop_choice& how, range r, const set_distribution& d,
+                     const Args&... args) {
+  if (r.start != 0 || r.end != set.size()) {
+    throw argument_error(fmt::format("par_loop '{}': set '{}' is distributed over ranks, and a loop over it runs "
+                                     "every element this rank owns; it takes no range ([{}, {}) given)",
+                                     k.name(), set.name(), r.start, r.end));
+  }
+  constexpr bool runs_exec_halo = (writes_through_map<Args> || ...);
+  const index_t end = runs_exec_halo ? d.exec_end : d.owned_end;
+  check_loop(k.name(), set, range{0, end}, args...);
+  (start_sum(args, d.link->rank()), ...);
+
+  std::array<std::unique_ptr<halo_transfer>, sizeof...(Args)> transfers;
+  {
+    std::size_t i = 0;
+    ((transfers[i++] = start_if_needed(args, d, runs_exec_halo)), ...);
+  }
+  bool waiting = false;
+  for (const auto& t : transfers) waiting = waiting || t != nullptr;
+  // Sums stop at the owned elements; the exec halo's part is dropped.
+  constexpr bool sums = (is_sum<Args> || ...);
+  const index_t owned_part_end = sums ? std::min(end, d.owned_end) : end;
+  // Without a halo to wait for, one launch; else the core first.
+  const index_t first = waiting ? d.core_end : owned_part_end;
+  if (first > 0) run_range(k, set, how, range{0, first}, args...);
+  if (waiting) {
+    std::size_t i = 0;
+    (finish_if_started(args, transfers[i++]), ...);
+  }
+  if (owned_part_end > first) run_range(k, set, how, range{first, owned_part_end}, args...);
+  if (end > owned_part_end) run_range(k, set, how, range{owned_part_end, end}, over_exec_halo(args)...);
+  (after_loop(args), ...);
+  (finish_reduction(args, *d.link), ...);
+}
+
+}  // namespace parloop::detail

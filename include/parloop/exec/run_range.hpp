@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// One launch of a checked loop over one range of its set, on the runtime's backend: the host
+// runs the lambda, a device the compiled kernel (autotuned where asked). A distributed loop makes
+// several, one per region.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "parloop/backend/host/launch.hpp"
+#include "parloop/cache/stats.hpp"
+#include "parloop/core/range.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/dsl/kernel.hpp"
+#include "parloop/dsl/source_kernel.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/autotune.hpp"
+#include "parloop/exec/device_launch.hpp"
+#include "parloop/exec/traffic.hpp"
+
+namespace parloop::detail {
+
+// How a call launches: the strategy and conflicts it names (or the runtime's defaults), and
+// whether its launch is autotuned instead.
+struct loop_choice {
+  loop_launch named;
+  bool tune = false;
+};
+
+template <class F, class... Args>
+std::shared_ptr<const ir::kernel> kernel_ir(const Kernel<F>& k, const Args&... args) {
+  return k.traced(args...);
+}
+template <class... Args>
+std::shared_ptr<const ir::kernel> kernel_ir(const SourceKernel& k, const Args&... args) {
+  return k.ir(args...);
+}
+
+template <class F, class... Args>
+void run_on_host(const Kernel<F>& k, range r, const Args&... args) {
+  // What the lambda throws while it runs (a computed index out of range) names the kernel, as
+  // a device's report of it does.
+  try {
+    backend::host::launch(k.function(), r, args...);
+  } catch (const trace_error& e) {
+    throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
+  }
+}
+template <class... Args>
+void run_on_host(const SourceKernel& k, range, const Args&...) {
+  throw backend_unavailable("kernel '" + k.name() +
+                            "' is C source: it needs a device backend (PARLOOP_BACKEND=opencl or cuda); the host "
+                            "backend runs pl::kernel lambdas");
+}
+
+// Runs k over r, which check_loop has accepted; par_loop counts the call.
+template <class K, class... Args>
+void run_range(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
+  const Runtime& rt = set.runtime();
+  const auto run = [&] {
+    if (rt.kind() == backend_kind::host) {
+      // Tracing checks the rules only a trace can see, so the host refuses what a device would.
+      kernel_ir(k, args...);
+      run_on_host(k, r, args...);
+    } else {
+      device_backend& device = *rt.state()->backend;
+      signature_entry& entry = k.entry(args...);
+      const loop_launch launch = how.tune ? autotuned(device, k, entry, how.named, r, args...) : how.named;
+      launch_on_device(device, k, entry, launch, r, args...);
+    }
+  };
+  if (!stats_enabled()) {
+    run();
+    return;
+  }
+  // A call's time is to its end on the device: timed calls do not overlap.
+  const auto start = std::chrono::steady_clock::now();
+  run();
+  if (rt.kind() != backend_kind::host) rt.state()->backend->synchronize();
+  k.cache().count_run(nanoseconds_since(start), declared_bytes(r, args...));
+}
+
+}  // namespace parloop::detail

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+// A program's global mesh distributed over the ranks of a communicator, as OP2 partitions one:
+// every rank declares the same sets, maps and dats (the sizes and values are read on the root
+// only, so only the root need read the mesh); distribute() partitions one set, derives the owners
+// of the others, plans every rank's regions on the root, sends each rank its plan and its values,
+// and gives back ordinary parloop handles: par_loop runs on them unchanged, with halos exchanged
+// and reductions combined across the ranks (exec/distributed_loop.hpp). gather() brings a dat back
+// in global numbering.
+#pragma once
+
+#include <mpi.h>
+
+#include <any>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/config.hpp"
+#include "parloop/core/dat.hpp"
+#include "parloop/core/distribution.hpp"
+#include "parloop/core/map.hpp"
+#include "parloop/core/runtime.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/error.hpp"
+#include "parloop/ir/types.hpp"
+#include "parloop/mpi/gather.hpp"
+#include "parloop/mpi/graph.hpp"
+#include "parloop/mpi/halo_plan.hpp"
+#include "parloop/mpi/link.hpp"
+#include "parloop/mpi/owners.hpp"
+#include "parloop/mpi/partition.hpp"
+#include "parloop/mpi/scatter.hpp"
+#include "parloop/mpi/session.hpp"
+
+namespace parloop::mpi {
+
+// Handles of what a global_mesh declares.
+struct set_id {
+  int index;
+};
+struct map_id {
+  int index;
+};
+template <class T, int Dim>
+struct dat_id {
+  int index;
+};
+
+// The mesh as the whole program sees it. Declared alike on every rank, in the same order; sizes
+// and values are read on the root rank only (elsewhere they may be zero and empty), and must
+// stay alive until distribute() returns.
+class global_mesh {
+ public:
+  set_id set(index_t size, std::string name) {
+    sets_.push_back({size, std::move(name)});
+    return {static_cast<int>(sets_.size()) - 1};
+  }
+  map_id map(set_id from, set_id to, int arity, std::span<const index_t> values, std::string name) {
+    check_set(from, name);
+    check_set(to, name);
+    maps_.push_back({global_map{from.index, to.index, arity, values}, std::move(name)});
+    return {static_cast<int>(maps_.size()) - 1};
+  }
+  template <class T, int Dim>
+  dat_id<T, Dim> dat(set_id on, std::span<const T> values, std::string name) {
+    check_set(on, name);
+    dats_.push_back({on.index, ir::scalar_of<T>(), Dim, std::as_bytes(values), std::move(name),
+                     [](const Set& s, std::vector<std::byte> bytes, const std::string& n) -> std::any {
+                       std::vector<T> v(bytes.size() / sizeof(T));
+                       std::memcpy(v.data(), bytes.data(), bytes.size());
+                       Dat<T, Dim> d(s, std::move(v), n);
+                       // Halo values came from the mesh: current.
+                       d.state().halo_current = true;
+                       return d;
+                     }});
+    return {static_cast<int>(dats_.size()) - 1};
+  }
+  template <class T, int Dim>
+  dat_id<T, Dim> dat(set_id on, const std::vector<T>& values, std::string name) {
+    return dat<T, Dim>(on, std::span<const T>(values), std::move(name));
+  }
+
+ private:
+  friend class distributed_mesh;
+  struct set_decl {
+    index_t size;
+    std::string name;
+  };
+  struct map_decl {
+    global_map map;
+    std::string name;
+  };
+  struct dat_decl {
+    int set;
+    ir::scalar_type type;
+    int dim;
+    std::span<const std::byte> values;
+    std::string name;
+    std::any (*make)(const Set&, std::vector<std::byte>, const std::string&);
+  };
+  void check_set(set_id s, const std::string& what) const {
+    if (s.index < 0 || static_cast<std::size_t>(s.index) >= sets_.size()) {
+      throw argument_error(fmt::format("global mesh: '{}' names set {} of {} declared", what, s.index, sets_.size()));
+    }
+  }
+  // What must be alike on every rank: names, maps' ends and arities, dats' sets, types and dims.
+  std::string declarations() const {
+    std::string out;
+    for (const set_decl& s : sets_) out += fmt::format("set {};", s.name);
+    for (const map_decl& m : maps_) out += fmt::format("map {} {}->{} x{};", m.name, m.map.from, m.map.to, m.map.arity);
+    for (const dat_decl& d : dats_) out += fmt::format("dat {} on {} {}x{};", d.name, d.set, ir::type_name(d.type), d.dim);
+    return out;
+  }
+
+  std::vector<set_decl> sets_;
+  std::vector<map_decl> maps_;
+  std::vector<dat_decl> dats_;
+};
+
+// Which set is partitioned, and how; the owners of the other sets follow (mpi/owners.hpp).
+class partitioning {
+ public:
+  // The target set of `m` cut by the graph in which m joins its targets (cells joined by the
+  // edges between them), with `which` partitioner.
+  static partitioning by_graph(map_id m, graph_partitioner which = default_graph_partitioner) {
+    partitioning p;
+    p.kind_ = kind::graph;
+    p.map_ = m.index;
+    p.partitioner_ = which;
+    return p;
+  }
+  // The set of `coordinates` cut by recursive coordinate bisection.
+  template <int Dim>
+  static partitioning by_coordinates(dat_id<double, Dim> coordinates) {
+    partitioning p;
+    p.kind_ = kind::coordinates;
+    p.dat_ = coordinates.index;
+    return p;
+  }
+  // Set `s` owned as `owners` says (read on the root).
+  static partitioning by_owners(set_id s, std::vector<int> owners) {
+    partitioning p;
+    p.kind_ = kind::given;
+    p.set_ = s.index;
+    p.owners_ = std::move(owners);
+    return p;
+  }
+
+ private:
+  friend class distributed_mesh;
+  enum class kind { graph, coordinates, given };
+  kind kind_ = kind::given;
+  int map_ = -1, dat_ = -1, set_ = -1;
+  graph_partitioner partitioner_ = default_graph_partitioner;
+  std::vector<int> owners_;
+};
+
+// This rank's share of a distributed mesh: ordinary handles on the runtime it was made for.
+class distributed_mesh {
+ public:
+  // Collective over `comm`: every rank calls it with the mesh declared alike.
+  distributed_mesh(const Runtime& rt, MPI_Comm comm, const global_mesh& mesh, const partitioning& how, int root = 0)
+      : link_(std::make_shared<mpi_link>(comm)) {
+    const int rank = link_->rank(), ranks = link_->ranks();
+    if (root < 0 || root >= ranks) throw argument_error(fmt::format("distribute: root {} of {} ranks", root, ranks));
+    agree_on_declarations(mesh, root);
+    // The root plans; every rank learns whether it could before any waits for a plan.
+    std::vector<rank_plan> plans;
+    std::vector<index_t> sizes(mesh.sets_.size());
+    std::string problem;
+    if (rank == root) {
+      try {
+        for (std::size_t s = 0; s < sizes.size(); ++s) sizes[s] = mesh.sets_[s].size;
+        plans = plan(mesh, how, ranks);
+      } catch (const std::exception& e) {
+        problem = e.what();
+      }
+    }
+    if (!link_->all(problem.empty())) {
+      throw argument_error(rank == root ? "distribute: " + problem
+                                        : fmt::format("distribute: rank {} could not partition the mesh", root));
+    }
+    check(MPI_Bcast(sizes.data(), static_cast<int>(sizes.size()), MPI_INT32_T, root, comm), "MPI_Bcast");
+    const rank_plan mine = scatter_plans(comm, plans, root);
+    if (mine.sets.size() != mesh.sets_.size() || mine.maps.size() != mesh.maps_.size()) {
+      throw error(fmt::format("distribute: a plan of {} sets and {} maps for a mesh of {} and {}", mine.sets.size(),
+                              mine.maps.size(), mesh.sets_.size(), mesh.maps_.size()));
+    }
+    for (std::size_t s = 0; s < mesh.sets_.size(); ++s) {
+      sets_.emplace_back(rt, distribution_of(mine.sets[s], sizes[s]), mesh.sets_[s].name);
+    }
+    for (std::size_t m = 0; m < mesh.maps_.size(); ++m) {
+      const auto& d = mesh.maps_[m];
+      maps_.emplace_back(sets_[static_cast<std::size_t>(d.map.from)], sets_[static_cast<std::size_t>(d.map.to)],
+                         d.map.arity, mine.maps[m], d.name);
+    }
+    for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
+      const auto& d = mesh.dats_[i];
+      const std::size_t width = ir::size_of(d.type) * static_cast<std::size_t>(d.dim);
+      std::vector<std::byte> mine_values = scatter_values(comm, plans, d.set, d.values, width, sizes, root, d.name);
+      dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name));
+    }
+  }
+
+  const Set& operator[](set_id s) const { return sets_.at(static_cast<std::size_t>(s.index)); }
+  const Map& operator[](map_id m) const { return maps_.at(static_cast<std::size_t>(m.index)); }
+  template <class T, int Dim>
+  Dat<T, Dim> operator[](dat_id<T, Dim> d) const {
+    return std::any_cast<Dat<T, Dim>>(dats_.at(static_cast<std::size_t>(d.index)));
+  }
+  MPI_Comm comm() const { return link_->comm(); }
+
+ private:
+  void agree_on_declarations(const global_mesh& mesh, int root) {
+    std::string mine = mesh.declarations();
+    auto length = static_cast<long long>(mine.size());
+    check(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm()), "MPI_Bcast");
+    std::string roots(static_cast<std::size_t>(length), '\0');
+    if (link_->rank() == root) roots = mine;
+    if (length > std::numeric_limits<int>::max()) throw argument_error("distribute: the mesh declares too much");
+    check(MPI_Bcast(roots.data(), static_cast<int>(length), MPI_CHAR, root, comm()), "MPI_Bcast");
+    if (!link_->all(roots == mine)) {
+      throw argument_error(fmt::format("distribute: the ranks declare different meshes (rank {} declares: {})",
+                                       link_->rank(), mine));
+    }
+  }
+
+  static std::vector<rank_plan> plan(const global_mesh& mesh, const partitioning& how, int ranks) {
+    std::vector<index_t> sizes;
+    for (const auto& s : mesh.sets_) sizes.push_back(s.size);
+    std::vector<global_map> maps;
+    for (const auto& m : mesh.maps_) maps.push_back(m.map);
+    for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
+      const auto& d = mesh.dats_[i];
+      const std::size_t expected = static_cast<std::size_t>(sizes[static_cast<std::size_t>(d.set)]) *
+                                   ir::size_of(d.type) * static_cast<std::size_t>(d.dim);
+      if (d.values.size() != expected) {
+        throw argument_error(fmt::format("dat '{}' has {} bytes of values for {} elements of {} {}", d.name,
+                                         d.values.size(), sizes[static_cast<std::size_t>(d.set)], d.dim,
+                                         ir::type_name(d.type)));
+      }
+    }
+    for (const auto& [m, name] : mesh.maps_) {
+      const index_t targets = sizes[static_cast<std::size_t>(m.to)];
+      if (m.arity < 1 || m.values.size() != static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.from)]) *
+                                                 static_cast<std::size_t>(m.arity)) {
+        throw argument_error(fmt::format("map '{}' has {} values for {} elements of arity {}", name, m.values.size(),
+                                         sizes[static_cast<std::size_t>(m.from)], m.arity));
+      }
+      for (std::size_t i = 0; i < m.values.size(); ++i) {
+        if (m.values[i] < 0 || m.values[i] >= targets) {
+          throw argument_error(fmt::format("map '{}': value {} (element {}, slot {}) is outside set '{}' of {} elements",
+                                           name, m.values[i], i / static_cast<std::size_t>(m.arity),
+                                           i % static_cast<std::size_t>(m.arity),
+                                           mesh.sets_[static_cast<std::size_t>(m.to)].name, targets));
+        }
+      }
+    }
+    int partitioned = 0;
+    std::vector<int> owners;
+    switch (how.kind_) {
+      case partitioning::kind::graph: {
+        if (how.map_ < 0 || static_cast<std::size_t>(how.map_) >= maps.size()) {
+          throw argument_error(fmt::format("partitioning by map {} of {}", how.map_, maps.size()));
+        }
+        const auto& m = maps[static_cast<std::size_t>(how.map_)];
+        partitioned = m.to;
+        owners = partition_graph(joined_by(m.values, m.arity, sizes[static_cast<std::size_t>(m.to)]), ranks,
+                                 how.partitioner_);
+        break;
+      }
+      case partitioning::kind::coordinates: {
+        if (how.dat_ < 0 || static_cast<std::size_t>(how.dat_) >= mesh.dats_.size()) {
+          throw argument_error(fmt::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
+        }
+        const auto& d = mesh.dats_[static_cast<std::size_t>(how.dat_)];
+        partitioned = d.set;
+        owners = partition_coordinates(
+            std::span<const double>(reinterpret_cast<const double*>(d.values.data()), d.values.size() / sizeof(double)),
+            d.dim, ranks);
+        break;
+      }
+      case partitioning::kind::given:
+        if (how.set_ < 0 || static_cast<std::size_t>(how.set_) >= sizes.size()) {
+          throw argument_error(fmt::format("owners given for set {} of {}", how.set_, sizes.size()));
+        }
+        partitioned = how.set_;
+        owners = how.owners_;
+        break;
+    }
+    return plan_halos(sizes, maps, derive_owners(sizes, maps, partitioned, std::move(owners), ranks), ranks);
+  }
+
+  std::shared_ptr<const parloop::detail::set_distribution> distribution_of(const rank_set& rs, index_t global_size) const {
+    auto d = std::make_shared<parloop::detail::set_distribution>();
+    d->link = link_;
+    d->core_end = rs.core_end;
+    d->owned_end = rs.owned_end;
+    d->exec_end = rs.exec_end;
+    d->global = rs.global;
+    d->global_size = global_size;
+    const auto flatten = [](const std::vector<std::vector<index_t>>& by_rank, std::vector<index_t>& places,
+                            std::vector<std::size_t>& offsets) {
+      offsets.push_back(0);
+      for (const auto& l : by_rank) {
+        places.insert(places.end(), l.begin(), l.end());
+        offsets.push_back(places.size());
+      }
+    };
+    flatten(rs.export_to, d->exports, d->export_offsets);
+    flatten(rs.import_from, d->imports, d->import_offsets);
+    return d;
+  }
+
+  // Each rank's values of a dat on set `set`, in its local order, from the root's global values
+  // (`width` bytes per element).
+  static std::vector<std::byte> scatter_values(MPI_Comm comm, const std::vector<rank_plan>& plans, int set,
+                                               std::span<const std::byte> values, std::size_t width,
+                                               const std::vector<index_t>& sizes, int root, const std::string& name) {
+    const int rank = rank_of(comm);
+    std::vector<std::byte> packed;
+    std::vector<int> counts, offsets;
+    int ok = 1;
+    if (rank == root) {
+      std::size_t total = 0;
+      for (const rank_plan& p : plans) {
+        const auto bytes = p.sets[static_cast<std::size_t>(set)].global.size() * width;
+        ok = ok != 0 && total + bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()) ? 1 : 0;
+        counts.push_back(static_cast<int>(bytes));
+        offsets.push_back(static_cast<int>(total));
+        total += bytes;
+      }
+      if (ok != 0) {
+        packed.resize(total);
+        std::byte* out = packed.data();
+        for (const rank_plan& p : plans) {
+          for (const index_t g : p.sets[static_cast<std::size_t>(set)].global) {
+            std::memcpy(out, values.data() + static_cast<std::size_t>(g) * width, width);
+            out += width;
+          }
+        }
+      }
+    }
+    check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+    if (ok == 0) {
+      throw argument_error(fmt::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
+                                       "message",
+                                       name, sizes[static_cast<std::size_t>(set)], width));
+    }
+    int mine = 0;
+    check(MPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, root, comm), "MPI_Scatter");
+    std::vector<std::byte> out(static_cast<std::size_t>(mine));
+    check(MPI_Scatterv(packed.data(), counts.data(), offsets.data(), MPI_BYTE, out.data(), mine, MPI_BYTE, root, comm),
+          "MPI_Scatterv");
+    return out;
+  }
+
+  std::shared_ptr<mpi_link> link_;
+  std::vector<Set> sets_;
+  std::vector<Map> maps_;
+  std::vector<std::any> dats_;
+};
+
+// The owned values of a dat on a distributed set, in global numbering, on `root` (empty
+// elsewhere). Collective over the set's communicator.
+template <class T, int Dim>
+std::vector<T> gather(const Dat<T, Dim>& dat, int root = 0) {
+  const parloop::detail::set_distribution* d = dat.set().distribution();
+  if (d == nullptr) throw argument_error(fmt::format("gather: dat '{}' is not on a distributed set", dat.name()));
+  const auto* link = dynamic_cast<const mpi_link*>(d->link.get());
+  if (link == nullptr) throw argument_error(fmt::format("gather: dat '{}' is distributed over another link than MPI", dat.name()));
+  return gather_owned<T>(link->comm(), d->global, d->owned_end, dat.host(), Dim, d->global_size, root);
+}
+
+}  // namespace parloop::mpi

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// The link between ranks that distributed sets' loops use (core/distribution.hpp), over an MPI
+// communicator: halo transfers as non-blocking point-to-point messages, reductions as
+// MPI_Allreduce. Transfers over one link share a tag; MPI keeps the order of messages between two
+// ranks, and every rank starts its transfers in the same order.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/core/distribution.hpp"
+#include "parloop/error.hpp"
+#include "parloop/mpi/session.hpp"
+
+namespace parloop::mpi {
+
+namespace detail {
+
+class mpi_transfer final : public halo_transfer {
+ public:
+  explicit mpi_transfer(std::vector<MPI_Request> requests) : requests_(std::move(requests)) {}
+  mpi_transfer(const mpi_transfer&) = delete;
+  mpi_transfer& operator=(const mpi_transfer&) = delete;
+  // Abandoned before its wait (an exception on the way): receives are cancelled and every request
+  // freed. The buffers belong to the arrays; the job is ending then (mpi::run), and a wait could
+  // hang it.
+  ~mpi_transfer() override {
+    for (MPI_Request& r : requests_) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+    }
+  }
+  void wait() override {
+    check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    requests_.clear();
+  }
+
+ private:
+  std::vector<MPI_Request> requests_;
+};
+
+inline MPI_Datatype datatype_of(ir::scalar_type t) {
+  switch (t) {
+    case ir::scalar_type::int32: return MPI_INT32_T;
+    case ir::scalar_type::int64: return MPI_INT64_T;
+    case ir::scalar_type::float32: return MPI_FLOAT;
+    case ir::scalar_type::float64: return MPI_DOUBLE;
+    case ir::scalar_type::boolean: break;
+  }
+  throw argument_error(fmt::format("an all-reduce of {} values", ir::type_name(t)));
+}
+
+inline MPI_Op op_of(access a) {
+  switch (a) {
+    case access::inc: return MPI_SUM;
+    case access::min: return MPI_MIN;
+    case access::max: return MPI_MAX;
+    default: break;
+  }
+  throw argument_error("an all-reduce combines by pl::INC, pl::MIN or pl::MAX");
+}
+
+}  // namespace detail
+
+class mpi_link final : public rank_link {
+ public:
+  // The communicator is the program's: it outlives every set distributed over it.
+  explicit mpi_link(MPI_Comm comm) : comm_(comm), rank_(rank_of(comm)), ranks_(size_of(comm)) {}
+
+  int rank() const override { return rank_; }
+  int ranks() const override { return ranks_; }
+  MPI_Comm comm() const { return comm_; }
+
+  std::unique_ptr<halo_transfer> start(std::span<const std::byte> sent, std::span<const std::size_t> send_offsets,
+                                       std::span<std::byte> received,
+                                       std::span<const std::size_t> receive_offsets) override {
+    const auto ranks = static_cast<std::size_t>(ranks_);
+    if (send_offsets.size() != ranks + 1 || receive_offsets.size() != ranks + 1 || send_offsets.back() != sent.size() ||
+        receive_offsets.back() != received.size()) {
+      throw argument_error(fmt::format("a halo transfer of {} and {} bytes with offsets for {} and {} ranks on {}",
+                                       sent.size(), received.size(), send_offsets.size() - 1,
+                                       receive_offsets.size() - 1, ranks));
+    }
+    std::vector<MPI_Request> requests;
+    // Receives first, so that no message waits for its buffer.
+    for (std::size_t q = 0; q < ranks; ++q) {
+      const std::size_t from = receive_offsets[q], to = receive_offsets[q + 1];
+      if (to > from) requests.push_back(post(MPI_Irecv, received.data() + from, to - from, q, "MPI_Irecv"));
+    }
+    for (std::size_t q = 0; q < ranks; ++q) {
+      const std::size_t from = send_offsets[q], to = send_offsets[q + 1];
+      // MPI_Isend takes a non-const buffer in older MPIs' headers; it only reads it.
+      if (to > from) requests.push_back(post(MPI_Isend, const_cast<std::byte*>(sent.data()) + from, to - from, q, "MPI_Isend"));
+    }
+    return std::make_unique<detail::mpi_transfer>(std::move(requests));
+  }
+
+  void all_reduce(void* values, int count, ir::scalar_type type, access op) override {
+    check(MPI_Allreduce(MPI_IN_PLACE, values, count, detail::datatype_of(type), detail::op_of(op), comm_), "MPI_Allreduce");
+  }
+
+  bool all(bool mine) override {
+    int v = mine ? 1 : 0;
+    check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+    return v != 0;
+  }
+
+ private:
+  static constexpr int tag = 0x4841;  // "HA"
+
+  template <class Post>
+  MPI_Request post(Post&& mpi_call, std::byte* data, std::size_t bytes, std::size_t q, const char* what) {
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      throw error(fmt::format("a halo transfer of {} bytes with rank {} is too large for one message", bytes, q));
+    }
+    MPI_Request r;
+    check(mpi_call(data, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(q), tag, comm_, &r), what);
+    return r;
+  }
+
+  MPI_Comm comm_;
+  int rank_, ranks_;
+};
+
+}  // namespace parloop::mpi

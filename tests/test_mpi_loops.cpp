@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// par_loop on a mesh distributed over real MPI ranks (mpirun -np 1, 2 and 4; the backend
+// PARLOOP_TEST_BACKEND names, host by default): the same loops on the whole mesh in one host
+// runtime and distributed, partitioned by graph, by coordinates and at random with a rank that
+// owns nothing, give the same values -- exactly, since they add integers -- gathered in global
+// numbering, and the same reductions on every rank. Each dat is changed and read again, so that a
+// stale halo would show. Checks only (no REQUIRE): a rank leaving a test case early would leave the
+// others waiting in a collective.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <parloop/mpi/distribute.hpp>
+#include <parloop/parloop.hpp>
+
+#include "device_under_test.hpp"
+#include "mpi_mesh.hpp"
+
+namespace pl = parloop;
+namespace pm = parloop::mpi;
+using i64 = std::int64_t;
+
+namespace {
+
+struct mesh_data {
+  parloop_test::mesh m = parloop_test::random_mesh(400, 900, 350);
+  std::vector<i64> node_values, cell_values;
+  std::vector<double> node_pairs, cell_centres;
+  mesh_data() {
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> pick(-50, 50);
+    for (int n = 0; n < m.sizes[2]; ++n) {
+      node_values.push_back(pick(rng));
+      node_pairs.push_back(pick(rng));
+      node_pairs.push_back(pick(rng));
+    }
+    for (int c = 0; c < m.sizes[0]; ++c) {
+      cell_values.push_back(pick(rng));
+      cell_centres.push_back(std::uniform_real_distribution<double>(0, 1)(rng));
+      cell_centres.push_back(std::uniform_real_distribution<double>(0, 1)(rng));
+    }
+  }
+};
+
+struct handles {
+  pl::Set cells, edges, nodes;
+  pl::Map edge_cells, edge_nodes, cell_nodes;
+  pl::Dat<i64> u, q, res;  // on nodes, cells, cells
+  pl::Dat<double, 2> p;    // on nodes
+};
+
+struct results {
+  std::vector<i64> u, q, res;
+  std::vector<double> p;
+  i64 sum = 0, smallest = 0, largest = 0, edge_sum = 0;
+  double p_sum = 0;
+};
+
+// The loops, alike on the whole mesh and distributed.
+results run_loops(const pl::Runtime& rt, handles& h) {
+  pl::Global<i64> sum(rt, 5, "sum"), smallest(rt, 1000000, "smallest"), largest(rt, -1000000, "largest");
+  pl::Global<i64> edge_sum(rt, 0, "edge_sum");
+  pl::Global<double> p_sum(rt, 0.0, "p_sum");
+  const auto nodes_up = pl::kernel("nodes_up", [](auto u, auto p) {
+    u = u * 2 + 1;
+    p[0] = p[0] + p[1];
+    p[1] = p[1] - 1.0;
+  });
+  const auto fluxes = pl::kernel("fluxes", [](auto a, auto b, auto pa, auto r0, auto r1, auto s) {
+    const auto v = a * 3 + b;
+    r0 += v;
+    r1 -= 2 * v;
+    s += a;
+    static_cast<void>(pa);
+  });
+  const auto gather_nodes = pl::kernel("gather_nodes", [](auto u0, auto u1, auto u2, auto p0, auto q, auto res,
+                                                            auto s, auto lo, auto hi, auto ps) {
+    q = q + u0 - u1 * u2 + res;
+    s += q;
+    lo = pl::min(lo, q);
+    hi = pl::max(hi, q);
+    ps += p0[0] * 0.5;
+  });
+  const auto fluxes_p = pl::kernel("fluxes_p", [](auto pa, auto pb, auto r) { r += pl::cast<i64>(pa[0] - pb[1]); });
+  for (int step = 0; step < 3; ++step) {
+    // Node values change (direct), then are read through maps: their halos must travel again.
+    pl::par_loop(nodes_up, h.nodes, h.u(pl::RW), h.p(pl::RW));
+    // Increments through a map, with a sum: the exec halo runs and its part of the sum is dropped.
+    pl::par_loop(fluxes, h.edges, h.u(pl::READ, h.edge_nodes, 0), h.u(pl::READ, h.edge_nodes, 1),
+                 h.p(pl::READ, h.edge_nodes, 0), h.res(pl::INC, h.edge_cells, 0), h.res(pl::INC, h.edge_cells, 1),
+                 edge_sum(pl::INC));
+    // Owned cells only, reading nodes, with every kind of reduction.
+    pl::par_loop(gather_nodes, h.cells, h.u(pl::READ, h.cell_nodes, 0), h.u(pl::READ, h.cell_nodes, 1),
+                 h.u(pl::READ, h.cell_nodes, 2), h.p(pl::READ, h.cell_nodes, 0), h.q(pl::RW), h.res(pl::READ),
+                 sum(pl::INC), smallest(pl::MIN), largest(pl::MAX), p_sum(pl::INC));
+    // A dat of two components read through a map whose halo was exchanged in this step already.
+    pl::par_loop(fluxes_p, h.edges, h.p(pl::READ, h.edge_nodes, 0), h.p(pl::READ, h.edge_nodes, 1),
+                 h.res(pl::INC, h.edge_cells, 1));
+  }
+  return {{}, {}, {}, {}, sum.value(), smallest.value(), largest.value(), edge_sum.value(), p_sum.value()};
+}
+
+results serial(const mesh_data& d) {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const auto& m = d.m;
+  const pl::Set cells(rt, m.sizes[0], "cells"), edges(rt, m.sizes[1], "edges"), nodes(rt, m.sizes[2], "nodes");
+  handles h{cells,
+            edges,
+            nodes,
+            pl::Map(edges, cells, 2, m.edge_cells, "edge_cells"),
+            pl::Map(edges, nodes, 2, m.edge_nodes, "edge_nodes"),
+            pl::Map(cells, nodes, 3, m.cell_nodes, "cell_nodes"),
+            pl::Dat<i64>(nodes, d.node_values, "u"),
+            pl::Dat<i64>(cells, d.cell_values, "q"),
+            pl::Dat<i64>(cells, "res"),
+            pl::Dat<double, 2>(nodes, d.node_pairs, "p")};
+  results r = run_loops(rt, h);
+  r.u.assign(h.u.host().begin(), h.u.host().end());
+  r.q.assign(h.q.host().begin(), h.q.host().end());
+  r.res.assign(h.res.host().begin(), h.res.host().end());
+  r.p.assign(h.p.host().begin(), h.p.host().end());
+  return r;
+}
+
+struct declared {
+  pm::global_mesh mesh;
+  pm::set_id cells, edges, nodes;
+  pm::map_id edge_cells, edge_nodes, cell_nodes;
+  pm::dat_id<i64, 1> u, q, res;
+  pm::dat_id<double, 2> p, centres;
+  std::vector<i64> zeros;
+  // Every rank declares; only rank 0's sizes and values are read (the others declare none).
+  explicit declared(const mesh_data& d, bool root) {
+    const auto& m = d.m;
+    const auto size = [&](int s) { return root ? m.sizes[static_cast<std::size_t>(s)] : 0; };
+    const auto values = [&](const auto& v) { return root ? std::span(v) : std::span<const typename std::decay_t<decltype(v)>::value_type>(); };
+    zeros.assign(static_cast<std::size_t>(m.sizes[0]), 0);
+    cells = mesh.set(size(0), "cells");
+    edges = mesh.set(size(1), "edges");
+    nodes = mesh.set(size(2), "nodes");
+    edge_cells = mesh.map(edges, cells, 2, values(m.edge_cells), "edge_cells");
+    edge_nodes = mesh.map(edges, nodes, 2, values(m.edge_nodes), "edge_nodes");
+    cell_nodes = mesh.map(cells, nodes, 3, values(m.cell_nodes), "cell_nodes");
+    u = mesh.dat<i64, 1>(nodes, values(d.node_values), "u");
+    q = mesh.dat<i64, 1>(cells, values(d.cell_values), "q");
+    res = mesh.dat<i64, 1>(cells, values(zeros), "res");
+    p = mesh.dat<double, 2>(nodes, values(d.node_pairs), "p");
+    centres = mesh.dat<double, 2>(cells, values(d.cell_centres), "centres");
+  }
+};
+
+}  // namespace
+
+TEST_CASE("loops on a distributed mesh give the serial values, halos exchanged and reductions combined", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  const results expected = serial(d);
+  declared decl(d, rank == 0);
+  std::mt19937 rng(3);
+  const std::vector<std::vector<int>> random = parloop_test::random_owners(d.m, ranks, rng);
+  const std::vector<std::pair<std::string, pm::partitioning>> ways{
+      {"by graph", pm::partitioning::by_graph(decl.edge_cells)},
+      {"by coordinates", pm::partitioning::by_coordinates(decl.centres)},
+      {"at random, the last rank owning nothing", pm::partitioning::by_owners(decl.cells, random[0])}};
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  for (const auto& [what, how] : ways) {
+    INFO("rank " << rank << " of " << ranks << ", partitioned " << what << ", on " << pl::backend_name(rt.kind()));
+    const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, how);
+    handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
+              local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
+              local[decl.res],        local[decl.p]};
+    CHECK(h.cells.distribution() != nullptr);
+    const results got = run_loops(rt, h);
+    CHECK(got.sum == expected.sum);
+    CHECK(got.smallest == expected.smallest);
+    CHECK(got.largest == expected.largest);
+    CHECK(got.edge_sum == expected.edge_sum);
+    // Halves of integers, summed in another order: exact still.
+    CHECK(got.p_sum == expected.p_sum);
+    const auto u = pm::gather(h.u), q = pm::gather(h.q), res = pm::gather(h.res);
+    const auto p = pm::gather(h.p);
+    if (rank == 0) {
+      CHECK(u == expected.u);
+      CHECK(q == expected.q);
+      CHECK(res == expected.res);
+      CHECK(p == expected.p);
+    } else {
+      CHECK(u.empty());
+    }
+  }
+}
+
+TEST_CASE("a distributed loop refuses a range and dats of sets that are not distributed", "[mpi]") {
+  const mesh_data d;
+  declared decl(d, pm::rank_of(MPI_COMM_WORLD) == 0);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  const pl::Set cells = local[decl.cells];
+  pl::Dat<i64> q = local[decl.q];
+  const auto twice = pl::kernel("twice", [](auto v) { v = v * 2; });
+  CHECK_THROWS_WITH(pl::par_loop(twice, cells, pl::range{0, 1}, q(pl::RW)),
+                    Catch::Contains("set 'cells' is distributed over ranks") && Catch::Contains("takes no range"));
+  const pl::Set plain(rt, cells.size(), "plain");
+  pl::Dat<i64> other(plain, "other");
+  CHECK_THROWS_WITH(pl::par_loop(twice, cells, other(pl::RW)),
+                    Catch::Contains("dat 'other' is on set 'plain', which is not distributed over ranks"));
+  CHECK_THROWS_WITH(pl::par_loop(twice, plain, q(pl::RW)),
+                    Catch::Contains("dat 'q' is on set 'cells', which is distributed over ranks"));
+}
+
+TEST_CASE("distribute refuses on every rank what the root cannot plan or what the ranks declare differently",
+          "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD);
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  {
+    // The root's map reaches past its target set.
+    pm::global_mesh mesh;
+    const std::vector<pl::index_t> bad{0, 1, 7};
+    const auto a = mesh.set(rank == 0 ? 3 : 0, "a"), b = mesh.set(rank == 0 ? 2 : 0, "b");
+    const auto m = mesh.map(a, b, 1, rank == 0 ? std::span<const pl::index_t>(bad) : std::span<const pl::index_t>(), "m");
+    CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, mesh, pm::partitioning::by_graph(m)),
+                      rank == 0 ? Catch::Contains("map 'm': value 7 (element 2, slot 0) is outside set 'b' of 2 elements") : Catch::Contains("rank 0 could not partition the mesh"));
+  }
+  if (pm::size_of(MPI_COMM_WORLD) > 1) {
+    // Rank 1 names a set otherwise.
+    pm::global_mesh mesh;
+    const std::vector<pl::index_t> ok{0, 1, 1};
+    const auto a = mesh.set(3, rank == 1 ? "A" : "a"), b = mesh.set(2, "b");
+    const auto m = mesh.map(a, b, 1, ok, "m");
+    CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, mesh, pm::partitioning::by_graph(m)),
+                      Catch::Contains("the ranks declare different meshes"));
+  }
+}
+
+int main(int argc, char** argv) {
+  return pm::run(argc, argv, [&] {
+    // Every rank alike: a backend this machine lacks skips the run (77), saying why.
+    try {
+      static_cast<void>(pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host)));
+    } catch (const pl::backend_unavailable& e) {
+      if (pm::rank_of(MPI_COMM_WORLD) == 0) std::printf("skipped: %s\n", e.what());
+      return 77;
+    }
+    // Each rank's result: a failure on one is a failure of the job.
+    const int failed = Catch::Session().run(argc, argv);
+    int any = failed;
+    pm::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return any == 0 ? 0 : 1;
+  });
+}
