@@ -13,6 +13,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-run}
 mkdir -p "$out"
 build="$root/build-gpu"
+# The carried libraries (METIS, Scotch: tools/carry_deps.sh) for the programs and for what those
+# libraries need in turn (libscotch needs libscotcherr), which a program's RUNPATH does not cover.
+export LD_LIBRARY_PATH="$root/.deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil mpi)
 status=0
