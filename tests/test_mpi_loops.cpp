@@ -4,15 +4,18 @@
 // runtime and distributed, partitioned by graph, by coordinates and at random with a rank that
 // owns nothing, give the same values -- exactly, since they add integers -- gathered in global
 // numbering, and the same reductions on every rank. Each dat is changed and read again, so that a
-// stale halo would show. Checks only (no REQUIRE): a rank leaving a test case early would leave the
+// stale halo would show. Each rank has a disk cache of its own: a loop's kernel is compiled by
+// one rank and received by the others. Checks only (no REQUIRE): a rank leaving a test case early would leave the
 // others waiting in a collective.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
+#include <stdlib.h>  // mkdtemp, setenv
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,7 +34,7 @@ namespace {
 
 struct mesh_data {
   parloop_test::mesh m = parloop_test::random_mesh(400, 900, 350);
-  std::vector<i64> node_values, cell_values;
+  std::vector<i64> node_values, cell_values, edge_values;
   std::vector<double> node_pairs, cell_centres;
   mesh_data() {
     std::mt19937 rng(7);
@@ -41,6 +44,7 @@ struct mesh_data {
       node_pairs.push_back(pick(rng));
       node_pairs.push_back(pick(rng));
     }
+    for (int e = 0; e < m.sizes[1]; ++e) edge_values.push_back(pick(rng));
     for (int c = 0; c < m.sizes[0]; ++c) {
       cell_values.push_back(pick(rng));
       cell_centres.push_back(std::uniform_real_distribution<double>(0, 1)(rng));
@@ -54,30 +58,34 @@ struct handles {
   pl::Map edge_cells, edge_nodes, cell_nodes;
   pl::Dat<i64> u, q, res;  // on nodes, cells, cells
   pl::Dat<double, 2> p;    // on nodes
+  pl::Dat<i64> w;          // on edges
 };
 
 struct results {
   std::vector<i64> u, q, res;
   std::vector<double> p;
-  i64 sum = 0, smallest = 0, largest = 0, edge_sum = 0;
+  std::vector<i64> w;
+  i64 sum = 0, smallest = 0, largest = 0, edge_sum = 0, edge_min = 0;
   double p_sum = 0;
 };
 
 // The loops, alike on the whole mesh and distributed.
 results run_loops(const pl::Runtime& rt, handles& h) {
   pl::Global<i64> sum(rt, 5, "sum"), smallest(rt, 1000000, "smallest"), largest(rt, -1000000, "largest");
-  pl::Global<i64> edge_sum(rt, 0, "edge_sum");
+  pl::Global<i64> edge_sum(rt, 0, "edge_sum"), edge_min(rt, 1000000, "edge_min");
   pl::Global<double> p_sum(rt, 0.0, "p_sum");
   const auto nodes_up = pl::kernel("nodes_up", [](auto u, auto p) {
     u = u * 2 + 1;
     p[0] = p[0] + p[1];
     p[1] = p[1] - 1.0;
   });
-  const auto fluxes = pl::kernel("fluxes", [](auto a, auto b, auto pa, auto r0, auto r1, auto s) {
-    const auto v = a * 3 + b;
+  const auto edges_up = pl::kernel("edges_up", [](auto w) { w = w * 5 - 3; });
+  const auto fluxes = pl::kernel("fluxes", [](auto a, auto b, auto pa, auto w, auto r0, auto r1, auto s, auto lo) {
+    const auto v = a * 3 + b + w;
     r0 += v;
     r1 -= 2 * v;
     s += a;
+    lo = pl::min(lo, w - a);
     static_cast<void>(pa);
   });
   const auto gather_nodes = pl::kernel("gather_nodes", [](auto u0, auto u1, auto u2, auto p0, auto q, auto res,
@@ -92,10 +100,13 @@ results run_loops(const pl::Runtime& rt, handles& h) {
   for (int step = 0; step < 3; ++step) {
     // Node values change (direct), then are read through maps: their halos must travel again.
     pl::par_loop(nodes_up, h.nodes, h.u(pl::RW), h.p(pl::RW));
-    // Increments through a map, with a sum: the exec halo runs and its part of the sum is dropped.
+    // Edge values change on the owned edges only.
+    pl::par_loop(edges_up, h.edges, h.w(pl::RW));
+    // Increments through a map, with a sum and a minimum: the exec halo runs (its edges' w
+    // brought first) and its part of the sum is dropped.
     pl::par_loop(fluxes, h.edges, h.u(pl::READ, h.edge_nodes, 0), h.u(pl::READ, h.edge_nodes, 1),
-                 h.p(pl::READ, h.edge_nodes, 0), h.res(pl::INC, h.edge_cells, 0), h.res(pl::INC, h.edge_cells, 1),
-                 edge_sum(pl::INC));
+                 h.p(pl::READ, h.edge_nodes, 0), h.w(pl::READ), h.res(pl::INC, h.edge_cells, 0),
+                 h.res(pl::INC, h.edge_cells, 1), edge_sum(pl::INC), edge_min(pl::MIN));
     // Owned cells only, reading nodes, with every kind of reduction.
     pl::par_loop(gather_nodes, h.cells, h.u(pl::READ, h.cell_nodes, 0), h.u(pl::READ, h.cell_nodes, 1),
                  h.u(pl::READ, h.cell_nodes, 2), h.p(pl::READ, h.cell_nodes, 0), h.q(pl::RW), h.res(pl::READ),
@@ -104,7 +115,8 @@ results run_loops(const pl::Runtime& rt, handles& h) {
     pl::par_loop(fluxes_p, h.edges, h.p(pl::READ, h.edge_nodes, 0), h.p(pl::READ, h.edge_nodes, 1),
                  h.res(pl::INC, h.edge_cells, 1));
   }
-  return {{}, {}, {}, {}, sum.value(), smallest.value(), largest.value(), edge_sum.value(), p_sum.value()};
+  return {{}, {}, {}, {}, {}, sum.value(), smallest.value(), largest.value(), edge_sum.value(), edge_min.value(),
+          p_sum.value()};
 }
 
 results serial(const mesh_data& d) {
@@ -120,12 +132,14 @@ results serial(const mesh_data& d) {
             pl::Dat<i64>(nodes, d.node_values, "u"),
             pl::Dat<i64>(cells, d.cell_values, "q"),
             pl::Dat<i64>(cells, "res"),
-            pl::Dat<double, 2>(nodes, d.node_pairs, "p")};
+            pl::Dat<double, 2>(nodes, d.node_pairs, "p"),
+            pl::Dat<i64>(edges, d.edge_values, "w")};
   results r = run_loops(rt, h);
   r.u.assign(h.u.host().begin(), h.u.host().end());
   r.q.assign(h.q.host().begin(), h.q.host().end());
   r.res.assign(h.res.host().begin(), h.res.host().end());
   r.p.assign(h.p.host().begin(), h.p.host().end());
+  r.w.assign(h.w.host().begin(), h.w.host().end());
   return r;
 }
 
@@ -133,7 +147,7 @@ struct declared {
   pm::global_mesh mesh;
   pm::set_id cells, edges, nodes;
   pm::map_id edge_cells, edge_nodes, cell_nodes;
-  pm::dat_id<i64, 1> u, q, res;
+  pm::dat_id<i64, 1> u, q, res, w;
   pm::dat_id<double, 2> p, centres;
   std::vector<i64> zeros;
   // Every rank declares; only rank 0's sizes and values are read (the others declare none).
@@ -152,6 +166,7 @@ struct declared {
     q = mesh.dat<i64, 1>(cells, values(d.cell_values), "q");
     res = mesh.dat<i64, 1>(cells, values(zeros), "res");
     p = mesh.dat<double, 2>(nodes, values(d.node_pairs), "p");
+    w = mesh.dat<i64, 1>(edges, values(d.edge_values), "w");
     centres = mesh.dat<double, 2>(cells, values(d.cell_centres), "centres");
   }
 };
@@ -175,22 +190,25 @@ TEST_CASE("loops on a distributed mesh give the serial values, halos exchanged a
     const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, how);
     handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
               local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
-              local[decl.res],        local[decl.p]};
+              local[decl.res],        local[decl.p],          local[decl.w]};
     CHECK(h.cells.distribution() != nullptr);
     const results got = run_loops(rt, h);
     CHECK(got.sum == expected.sum);
     CHECK(got.smallest == expected.smallest);
     CHECK(got.largest == expected.largest);
     CHECK(got.edge_sum == expected.edge_sum);
+    CHECK(got.edge_min == expected.edge_min);
     // Halves of integers, summed in another order: exact still.
     CHECK(got.p_sum == expected.p_sum);
     const auto u = pm::gather(h.u), q = pm::gather(h.q), res = pm::gather(h.res);
     const auto p = pm::gather(h.p);
+    const auto w = pm::gather(h.w);
     if (rank == 0) {
       CHECK(u == expected.u);
       CHECK(q == expected.q);
       CHECK(res == expected.res);
       CHECK(p == expected.p);
+      CHECK(w == expected.w);
     } else {
       CHECK(u.empty());
     }
@@ -207,6 +225,13 @@ TEST_CASE("a distributed loop refuses a range and dats of sets that are not dist
   const auto twice = pl::kernel("twice", [](auto v) { v = v * 2; });
   CHECK_THROWS_WITH(pl::par_loop(twice, cells, pl::range{0, 1}, q(pl::RW)),
                     Catch::Contains("set 'cells' is distributed over ranks") && Catch::Contains("takes no range"));
+  // Even the whole range, named: the refusal is the same on every rank.
+  CHECK_THROWS_WITH(pl::par_loop(twice, cells, pl::range{0, cells.size()}, q(pl::RW)), Catch::Contains("takes no range"));
+  // Edges that write one cell each through a map whose targets repeat: only the ranks owning such
+  // a cell see it, and every rank refuses the loop.
+  const auto store = pl::kernel("store", [](auto v) { v = 1; });
+  CHECK_THROWS_WITH(pl::par_loop(store, local[decl.edges], q(pl::WRITE, local[decl.edge_cells], 0)),
+                    Catch::Contains("their stores would race") || Catch::Contains("refused on another rank"));
   const pl::Set plain(rt, cells.size(), "plain");
   pl::Dat<i64> other(plain, "other");
   CHECK_THROWS_WITH(pl::par_loop(twice, cells, other(pl::RW)),
@@ -239,6 +264,31 @@ TEST_CASE("distribute refuses on every rank what the root cannot plan or what th
   }
 }
 
+TEST_CASE("one rank compiles a distributed loop's kernel and the others receive it", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  declared decl(d, rank == 0);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  pl::Dat<i64> q = local[decl.q], u = local[decl.u];
+  const auto once = pl::kernel("compiled_once", [](auto q, auto a, auto b) { q = q * 3 + a - b * 7; });
+  for (int call = 0; call < 2; ++call) {
+    pl::par_loop(once, local[decl.cells], q(pl::RW), u(pl::READ, local[decl.cell_nodes], 0),
+                 u(pl::READ, local[decl.cell_nodes], 2));
+  }
+  // Summed over the ranks: each rank has a cache folder of its own (main), so only a broadcast
+  // can spare the others their compile.
+  long long counts[2] = {static_cast<long long>(once.compiles()), static_cast<long long>(once.received())};
+  pm::check(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  INFO("rank " << rank << " of " << ranks << " on " << pl::backend_name(rt.kind()));
+  if (rt.kind() == pl::backend_kind::host) {
+    CHECK(counts[0] == 0);  // the host compiles nothing
+  } else {
+    CHECK(counts[0] == 1);
+    CHECK(counts[1] == ranks - 1);
+  }
+}
+
 int main(int argc, char** argv) {
   return pm::run(argc, argv, [&] {
     // Every rank alike: a backend this machine lacks skips the run (77), saying why.
@@ -249,7 +299,20 @@ int main(int argc, char** argv) {
       return 77;
     }
     // Each rank's result: a failure on one is a failure of the job.
+    // Each rank its own fresh disk cache, as ranks on nodes without a shared folder have.
+    std::string folder(256, '\0');
+    if (pm::rank_of(MPI_COMM_WORLD) == 0) {
+      std::string pattern = (std::filesystem::temp_directory_path() / "parloop-mpi-XXXXXX").string();
+      if (::mkdtemp(pattern.data()) == nullptr) throw pl::error("test_mpi_loops: no temporary folder");
+      folder.replace(0, pattern.size(), pattern);
+    }
+    pm::check(MPI_Bcast(folder.data(), static_cast<int>(folder.size()), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    folder.resize(folder.find('\0'));
+    const std::string mine = folder + "/rank" + std::to_string(pm::rank_of(MPI_COMM_WORLD));
+    ::setenv("PARLOOP_CACHE_DIR", mine.c_str(), 1);
     const int failed = Catch::Session().run(argc, argv);
+    pm::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    if (pm::rank_of(MPI_COMM_WORLD) == 0) std::filesystem::remove_all(folder);
     int any = failed;
     pm::check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     return any == 0 ? 0 : 1;

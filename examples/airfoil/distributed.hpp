@@ -28,7 +28,7 @@ inline mesh_handles distributed(const pl::Runtime& rt, MPI_Comm comm, const mesh
   const pm::distributed_mesh local(rt, comm, g, pm::partitioning::by_graph(pecell));
   return {local[nodes],  local[edges],  local[bedges], local[cells], local[pedge],
           local[pecell], local[pbedge], local[pbecell], local[pcell], local[bound],
-          local[x],      local[cells].distribution()->global_size};
+          local[x],      local[cells].global_size()};
 }
 
 }  // namespace airfoil

@@ -20,9 +20,13 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/log.hpp"
 #include "parloop/cache/stats.hpp"
 #include "parloop/core/conflicts.hpp"
+#include "parloop/core/distribution.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_source.hpp"
@@ -191,6 +195,8 @@ class kernel_cache {
   // Launchers made from the disk cache's entries instead of compiling.
   std::uint64_t disk_hits() const { return stats_->disk_hits.load(); }
   std::uint64_t launches() const { return stats_->launches.load(); }
+  // Launchers made from another rank's kernel instead of compiling (distributed loops).
+  std::uint64_t received() const { return stats_->received.load(); }
   // Loops autotuned by timing their candidates.
   std::uint64_t tunings() const { return stats_->tunings.load(); }
 
@@ -287,12 +293,13 @@ class kernel_cache {
   std::unique_ptr<launcher> build_or_load(device_backend& device, const exec::kernel_source& source,
                                          const std::string& name) {
     const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
-    if (disk == nullptr) return compile(device, source, name);
     const cache::key_material material{.signature = device.signature(),
                                        .source = source.code.text,
                                        .grid = source.grid,
                                        .block = source.block,
                                        .layout = source.layout};
+    if (rank_link* link = agreeing_on::link()) return agree(*link, device, source, material, name);
+    if (disk == nullptr) return compile(device, source, name);
     const std::string key = cache::key_of(material);
     if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;
     cache::key_lock held = disk->lock(material.signature.backend, key, std::chrono::seconds(30));
@@ -317,6 +324,76 @@ class kernel_cache {
       *lock = cache::key_lock();
     });
     return built;
+  }
+
+  // The launcher of a distributed loop's kernel, agreed on by every rank (agreeing_on): where
+  // every rank has it in its disk cache, each loads its own; else the lowest rank that has it
+  // sends its entry to the others, or, where none has it, rank 0 compiles and sends it -- one
+  // compile per kernel for the whole job, whether or not the ranks share a cache folder. Every
+  // rank makes the same collective calls here whatever it finds; a compile that fails is said to
+  // the others, which fail too. A rank that cannot use what arrives (another device: its key
+  // material differs) compiles for itself, after the last collective call. Ranks that hold the
+  // launcher in memory already make no calls here: every rank must have made the same loops.
+  std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, const exec::kernel_source& source,
+                                  const cache::key_material& material, const std::string& name) {
+    const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
+    const std::string key = cache::key_of(material);
+    std::unique_ptr<launcher> mine = disk != nullptr ? load_from(device, *disk, material, key, name) : nullptr;
+    if (link.all(mine != nullptr)) return mine;
+    std::int32_t holder = mine != nullptr ? link.rank() : link.ranks();
+    link.all_reduce(&holder, 1, ir::scalar_type::int32, access::min);
+    if (holder == link.ranks()) holder = 0;
+    const auto send = [&link, material, holder](const launcher& l) {
+      std::string bytes = cache::encode_entry(material, l.record());
+      link.broadcast(bytes, holder);
+    };
+    if (link.rank() == holder) {
+      if (mine != nullptr) {
+        send(*mine);
+        return mine;
+      }
+      try {
+        mine = compile(device, source, name);
+      } catch (...) {
+        // The others hear of it (an empty entry) rather than wait for one.
+        std::string none;
+        link.broadcast(none, holder);
+        throw;
+      }
+      if (!device.records_after_first_launch()) {
+        if (disk != nullptr) disk->store(material, key, mine->record());
+        send(*mine);
+        return mine;
+      }
+      // Its record is taken once it has run (PoCL finishes a kernel at its first launch): the
+      // others wait in the broadcast meanwhile, within the same loop's launch.
+      mine->after_first_launch([&device, disk, material, key, send, &l = *mine] {
+        device.wait();
+        if (disk != nullptr) disk->store(material, key, l.record());
+        send(l);
+      });
+      return mine;
+    }
+    std::string bytes;
+    link.broadcast(bytes, holder);
+    if (mine != nullptr) return mine;
+    if (bytes.empty()) throw error(fmt::format("kernel '{}': rank {} could not compile it (its error says why)", name, holder));
+    const cache::decoded_entry got =
+        cache::decode_entry(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()), &material);
+    if (got.record) {
+      try {
+        std::unique_ptr<launcher> loaded = device.load(*got.record);
+        stats_->received.fetch_add(1);
+        if (cache::log_info()) cache::log("received kernel '{}' from rank {}", name, holder);
+        if (disk != nullptr) disk->store(material, key, *got.record);
+        return loaded;
+      } catch (const error&) {
+        // This device refuses the binary: compiled here instead.
+      }
+    } else if (cache::log_info()) {
+      cache::log("kernel '{}' from rank {} is not for this device ({}): compiling it here", name, holder, got.problem);
+    }
+    return compile(device, source, name);
   }
 
   std::unique_ptr<launcher> compile(device_backend& device, const exec::kernel_source& source, const std::string& name) {

@@ -29,10 +29,12 @@ struct kernel_stats {
   std::atomic<std::uint64_t> traces{0};
   std::atomic<std::uint64_t> compiles{0};
   std::atomic<std::uint64_t> disk_hits{0};
+  // Launchers made from another rank's kernel (a distributed loop's, cache/kernel_cache.hpp).
+  std::atomic<std::uint64_t> received{0};
   // Device launches that found their compiled kernel already in memory.
   std::atomic<std::uint64_t> memory_hits{0};
   // par_loop calls that ran, on any backend, empty ranges too: on a device each is a compile, a
-  // disk hit or a memory hit.
+  // disk hit, a kernel received from another rank or a memory hit.
   std::atomic<std::uint64_t> launches{0};
   // Loops autotuned by timing their candidate launches (core/autotune.hpp).
   std::atomic<std::uint64_t> tunings{0};

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "parloop/config.hpp"
@@ -39,6 +40,28 @@ class rank_link {
   virtual void all_reduce(void* values, int count, ir::scalar_type type, access op) = 0;
   // Whether `mine` holds on every rank.
   virtual bool all(bool mine) = 0;
+  // Root's bytes on every rank.
+  virtual void broadcast(std::string& bytes, int root) = 0;
+};
+
+// While one lives on a thread, the kernels built for its launches are agreed on over `link`: one
+// rank compiles or loads each, and the others take its binary (cache/kernel_cache.hpp). Set
+// around a distributed loop's own launches, which every rank makes in the same order.
+class agreeing_on {
+ public:
+  explicit agreeing_on(rank_link* link) : previous_(current()) { current() = link; }
+  ~agreeing_on() { current() = previous_; }
+  agreeing_on(const agreeing_on&) = delete;
+  agreeing_on& operator=(const agreeing_on&) = delete;
+  // The link of the innermost on this thread, or null.
+  static rank_link* link() { return current(); }
+
+ private:
+  static rank_link*& current() {
+    thread_local rank_link* link = nullptr;
+    return link;
+  }
+  rank_link* previous_;
 };
 
 namespace detail {

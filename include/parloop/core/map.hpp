@@ -119,8 +119,12 @@ class Map {
     const bool executed_rows =
         d != nullptr && values.size() == static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity);
     if (values.size() != expected && !executed_rows) {
-      throw data_error(fmt::format("map '{}': expected {} values ({} elements of '{}' x arity {}), got {}", name,
-                                   expected, from.size(), from.name(), arity, values.size()));
+      throw data_error(fmt::format("map '{}': expected {} values ({} elements of '{}' x arity {}{}), got {}", name,
+                                   expected, from.size(), from.name(), arity,
+                                   d != nullptr ? fmt::format(", or {} for the {} elements this rank executes",
+                                                              static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity), d->exec_end)
+                                                : "",
+                                   values.size()));
     }
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (values[i] < 0 || values[i] >= to.size()) {
@@ -137,7 +141,9 @@ class Map {
   const Set& to() const { return state().to; }
   int arity() const { return state().arity; }
   const std::string& name() const { return state().name; }
+  // rows() * arity values: on a distributed set, the rows of the elements this rank executes.
   std::span<const index_t> values() const { return state().values; }
+  index_t rows() const { return state().rows; }
 
   friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }
 

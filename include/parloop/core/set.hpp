@@ -57,6 +57,8 @@ class Set {
   const detail::set_distribution* distribution() const { return state_->distribution.get(); }
   // The elements this rank owns: the first owned() of size(); all of them unless distributed.
   index_t owned() const { return state_->distribution ? state_->distribution->owned_end : state_->size; }
+  // The elements on all ranks together: size() unless distributed.
+  index_t global_size() const { return state_->distribution ? state_->distribution->global_size : state_->size; }
 
   friend bool operator==(const Set& a, const Set& b) { return a.state_ == b.state_; }
 

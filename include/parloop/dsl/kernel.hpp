@@ -75,6 +75,9 @@ class Kernel {
   std::uint64_t traces() const { return state_->cache.traces(); }
   std::uint64_t compiles() const { return state_->cache.compiles(); }
   std::uint64_t launches() const { return state_->cache.launches(); }
+  // How many of its compiled kernels came from another rank (a loop on a distributed set: one
+  // rank compiles, the others receive).
+  std::uint64_t received() const { return state_->cache.received(); }
   // Compiled kernels kept now: one per signature, runtime and strategy used, until the runtime closes.
   std::size_t launchers() const { return state_->cache.launchers(); }
 

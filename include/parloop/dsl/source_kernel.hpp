@@ -64,6 +64,7 @@ class SourceKernel {
   detail::kernel_cache& cache() const { return state_->cache; }
   std::uint64_t compiles() const { return state_->cache.compiles(); }
   std::uint64_t launches() const { return state_->cache.launches(); }
+  std::uint64_t received() const { return state_->cache.received(); }
   std::size_t launchers() const { return state_->cache.launchers(); }
 
  private:

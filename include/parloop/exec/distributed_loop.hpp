@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -29,6 +30,12 @@ namespace parloop::detail {
 template <class A>
 inline constexpr bool writes_through_map =
     (A::kind == arg_kind::indirect || A::kind == arg_kind::whole_map) && A::mode != access::read;
+
+// An RW or WRITE through a map: its targets must be distinct, which only their owners can see.
+template <class A>
+inline constexpr bool writes_one_at_a_time =
+    (A::kind == arg_kind::indirect || A::kind == arg_kind::whole_map) &&
+    (A::mode == access::rw || A::mode == access::write);
 
 template <class A>
 inline constexpr bool reads_dat =
@@ -119,14 +126,39 @@ void after_loop(const A& a) {
 template <class K, class... Args>
 void run_distributed(const K& k, const Set& set, const loop_choice& how, range r, const set_distribution& d,
                      const Args&... args) {
-  if (r.start != 0 || r.end != set.size()) {
+  // Refused alike on every rank, whatever each holds: no rank goes on to wait for the others.
+  if (how.ranged) {
     throw argument_error(fmt::format("par_loop '{}': set '{}' is distributed over ranks, and a loop over it runs "
-                                     "every element this rank owns; it takes no range ([{}, {}) given)",
+                                     "every element each rank owns (set.owned() here, in local numbers); it takes no "
+                                     "range ([{}, {}) given)",
                                      k.name(), set.name(), r.start, r.end));
   }
   constexpr bool runs_exec_halo = (writes_through_map<Args> || ...);
+  constexpr bool sums = (is_sum<Args> || ...);
   const index_t end = runs_exec_halo ? d.exec_end : d.owned_end;
-  check_loop(k.name(), set, range{0, end}, args...);
+  // What could be refused is refused before anything changes (a sum zeroed, a halo sent): the
+  // checks, and the trace -- which every rank makes, so a kernel the rules refuse is refused
+  // everywhere. Only two elements sent to one target by an RW or WRITE through a map are seen
+  // by one rank alone (the target's owner): the ranks agree on that check.
+  bool checked = true;
+  std::string refusal;
+  try {
+    check_loop(k.name(), set, range{0, end}, args...);
+  } catch (const argument_error& e) {
+    if constexpr (!(writes_one_at_a_time<Args> || ...)) throw;
+    checked = false;
+    refusal = e.what();
+  }
+  if constexpr ((writes_one_at_a_time<Args> || ...)) {
+    if (!d.link->all(checked)) {
+      throw argument_error(!checked ? refusal
+                                    : fmt::format("par_loop '{}' over '{}': refused on another rank (its error says "
+                                                  "why)",
+                                                  k.name(), set.name()));
+    }
+  }
+  kernel_ir(k, args...);
+  if constexpr (sums && runs_exec_halo) kernel_ir(k, over_exec_halo(args)...);
   (start_sum(args, d.link->rank()), ...);
 
   std::array<std::unique_ptr<halo_transfer>, sizeof...(Args)> transfers;
@@ -137,17 +169,23 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   bool waiting = false;
   for (const auto& t : transfers) waiting = waiting || t != nullptr;
   // Sums stop at the owned elements; the exec halo's part is dropped.
-  constexpr bool sums = (is_sum<Args> || ...);
   const index_t owned_part_end = sums ? std::min(end, d.owned_end) : end;
-  // Without a halo to wait for, one launch; else the core first.
+  // Without a halo to wait for, the owned part at once; else the core first. Each part runs on
+  // every rank, empty or not, so that every rank asks for the loop's kernels at the same calls:
+  // they are agreed on over the link (one rank compiles). An autotuned loop's candidates are
+  // timed by each rank on its own part, so each builds its own.
   const index_t first = waiting ? d.core_end : owned_part_end;
-  if (first > 0) run_range(k, set, how, range{0, first}, args...);
+  const auto part = [&](range r, const auto&... part_args) {
+    const agreeing_on agreed(how.tune ? nullptr : d.link.get());
+    run_range(k, set, how, r, part_args...);
+  };
+  part(range{0, first}, args...);
   if (waiting) {
     std::size_t i = 0;
     (finish_if_started(args, transfers[i++]), ...);
   }
-  if (owned_part_end > first) run_range(k, set, how, range{first, owned_part_end}, args...);
-  if (end > owned_part_end) run_range(k, set, how, range{owned_part_end, end}, over_exec_halo(args)...);
+  part(range{first, owned_part_end}, args...);
+  if constexpr (sums && runs_exec_halo) part(range{owned_part_end, end}, over_exec_halo(args)...);
   (after_loop(args), ...);
   (finish_reduction(args, *d.link), ...);
 }

@@ -194,6 +194,7 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, 
 }
 template <class K, class... Rest>
 void run_loop(const K& k, const Set& set, loop_choice how, range, const range& r, const Rest&... rest) {
+  how.ranged = true;
   run_loop(k, set, how, r, rest...);
 }
 template <class K, class... Rest>

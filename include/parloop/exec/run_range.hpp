@@ -27,6 +27,8 @@ namespace parloop::detail {
 struct loop_choice {
   loop_launch named;
   bool tune = false;
+  // Whether the call names a range (a loop over a distributed set takes none).
+  bool ranged = false;
 };
 
 template <class F, class... Args>
