@@ -40,6 +40,25 @@ TEST_CASE("a CUDA device is chosen by index or by part of its name", "[cuda][dev
                                                      Contains("0 NVIDIA H200 (sm_90, 132 SMs, 141 GiB)"));
   CHECK_THROWS_WITH(cu::select_device(two, "a100"), Contains("no device is numbered or named 'a100'") && Contains("1 NVIDIA GeForce"));
   CHECK_THROWS_WITH(cu::select_device({}, ""), Contains("CUDA: the driver sees no device"));
+  // Without a selector, MPI ranks on a node spread over its devices by local rank.
+  CHECK(cu::select_device(two, "", 0).index == 0);
+  CHECK(cu::select_device(two, "", 1).index == 1);
+  CHECK(cu::select_device(two, "", 2).index == 0);
+  CHECK(cu::select_device(two, "0", 1).index == 0);
+}
+
+TEST_CASE("the local rank comes from the MPI launcher's environment", "[cuda][device]") {
+  const scoped_env none_ompi("OMPI_COMM_WORLD_LOCAL_RANK", nullptr), none_mpich("MPI_LOCALRANKID", nullptr),
+      none_slurm("SLURM_LOCALID", nullptr), none_pmi("PMI_LOCAL_RANK", nullptr);
+  CHECK(pl::exec::local_rank() == -1);
+  {
+    const scoped_env slurm("SLURM_LOCALID", "3");
+    CHECK(pl::exec::local_rank() == 3);
+    const scoped_env ompi("OMPI_COMM_WORLD_LOCAL_RANK", "1");
+    CHECK(pl::exec::local_rank() == 1);
+  }
+  const scoped_env bad("OMPI_COMM_WORLD_LOCAL_RANK", "one");
+  CHECK(pl::exec::local_rank() == -1);
 }
 
 TEST_CASE("PARLOOP_CUDA_DEVICE comes before PARLOOP_DEVICE", "[cuda][device]") {

@@ -39,6 +39,23 @@ TEST_CASE("OpenCL devices are listed with what they can do", "[opencl][device]")
   CHECK_FALSE(all.front().has_extension("cl_khr_fp6"));  // whole words only
 }
 
+TEST_CASE("without a selector, MPI ranks on a node spread over its OpenCL GPUs", "[opencl][device]") {
+  // Made-up devices: a CPU, then two GPUs (their ids only tell them apart).
+  std::vector<ocl::device> all(3);
+  for (int i = 0; i < 3; ++i) {
+    all[static_cast<std::size_t>(i)].device_index = i;
+    all[static_cast<std::size_t>(i)].is_gpu = i > 0;
+    all[static_cast<std::size_t>(i)].name = "device " + std::to_string(i);
+  }
+  CHECK(ocl::select_device(all, "").device_index == 1);
+  CHECK(ocl::select_device(all, "", 0).device_index == 1);
+  CHECK(ocl::select_device(all, "", 1).device_index == 2);
+  CHECK(ocl::select_device(all, "", 2).device_index == 1);
+  // Without GPUs, the first device whatever the rank.
+  all[1].is_gpu = all[2].is_gpu = false;
+  CHECK(ocl::select_device(all, "", 1).device_index == 0);
+}
+
 TEST_CASE("an OpenCL device is chosen by index or by name", "[opencl][device]") {
   const auto all = ocl::devices();
   REQUIRE_FALSE(all.empty());

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // How every device backend reads which device the environment asks for: PARLOOP_<BACKEND>_DEVICE,
-// else PARLOOP_DEVICE, as an index or a case-insensitive part of the device's name.
+// else PARLOOP_DEVICE, as an index or a case-insensitive part of the device's name; with neither,
+// a process that is one of several MPI ranks on a node takes the GPU of its local rank.
 #pragma once
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -25,6 +27,26 @@ inline std::string device_selector(const char* backend_variable) {
 inline bool backend_device_named(const char* backend_variable) {
   const char* v = std::getenv(backend_variable);
   return v != nullptr && *v != '\0';
+}
+
+// This process's rank among the MPI ranks on its node, as the launcher says (Open MPI, MPICH,
+// Slurm), or -1 outside such a job: read without MPI, so that a runtime opened before
+// MPI_Init, or in a program without MPI, chooses alike.
+inline int local_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "PMI_LOCAL_RANK"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    char* end = nullptr;
+    const long r = std::strtol(v, &end, 10);
+    if (*end == '\0' && r >= 0 && r < 1'000'000) return static_cast<int>(r);
+  }
+  return -1;
+}
+
+// Which of `count` equal devices a process takes without a selector: its local rank's, modulo
+// the count (ranks on one node spread over its GPUs); the first outside an MPI job.
+inline std::size_t device_of_local_rank(std::size_t count, int rank) {
+  return rank < 0 || count == 0 ? 0 : static_cast<std::size_t>(rank) % count;
 }
 
 // Whether `name` contains `part`, ignoring case.

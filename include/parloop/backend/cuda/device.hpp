@@ -77,11 +77,12 @@ inline const std::vector<device>& devices() {
 }
 
 // The device a selector names: an index, or a case-insensitive part of the name (a number that
-// is no device's index may be part of a name: "4090"); an empty selector takes the first.
-// Throws backend_unavailable, listing the devices, when nothing matches.
-inline device select_device(const std::vector<device>& all, const std::string& selector) {
+// is no device's index may be part of a name: "4090"); an empty selector takes the first, or in
+// an MPI job that of the process's local rank modulo the devices (exec::local_rank()). Throws
+// backend_unavailable, listing the devices, when nothing matches.
+inline device select_device(const std::vector<device>& all, const std::string& selector, int local_rank = -1) {
   if (all.empty()) throw backend_unavailable("CUDA: the driver sees no device");
-  if (selector.empty()) return all.front();
+  if (selector.empty()) return all[exec::device_of_local_rank(all.size(), local_rank)];
   int index = -1;
   char rest = 0;
   if (std::sscanf(selector.c_str(), "%d%c", &index, &rest) == 1) {
@@ -124,7 +125,7 @@ class context {
   }
 
   // The device the environment selects (see select_device).
-  static context selected() { return context(select_device(devices(), device_selector())); }
+  static context selected() { return context(select_device(devices(), device_selector(), exec::local_rank())); }
 
   void make_current() const { driver_.check(driver_.ctx_set_current(context_), "cuCtxSetCurrent"); }
   // For destructors, which cannot report a failure.

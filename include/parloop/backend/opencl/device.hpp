@@ -103,9 +103,10 @@ inline const std::vector<device>& devices() {
 }
 
 // The device a selector names: "platform:device" indices, or a case-insensitive substring of
-// the device's or platform's name. An empty selector takes the first GPU, else the first
-// device. Throws backend_unavailable, listing the devices, when nothing matches.
-inline device select_device(const std::vector<device>& all, const std::string& selector) {
+// the device's or platform's name. An empty selector takes the first GPU (in an MPI job, that of
+// the process's local rank modulo the GPUs: exec::local_rank()), else the first device. Throws
+// backend_unavailable, listing the devices, when nothing matches.
+inline device select_device(const std::vector<device>& all, const std::string& selector, int local_rank = -1) {
   if (all.empty()) throw backend_unavailable("OpenCL: no platform with a device is installed");
   const auto list = [&] {
     std::string s;
@@ -113,10 +114,11 @@ inline device select_device(const std::vector<device>& all, const std::string& s
     return s;
   };
   if (selector.empty()) {
+    std::vector<const device*> gpus;
     for (const device& d : all) {
-      if (d.is_gpu) return d;
+      if (d.is_gpu) gpus.push_back(&d);
     }
-    return all.front();
+    return gpus.empty() ? all.front() : *gpus[exec::device_of_local_rank(gpus.size(), local_rank)];
   }
   int p = -1, d = -1;
   char rest = 0;
@@ -150,7 +152,7 @@ class context {
   }
 
   // The device the environment selects (see select_device).
-  static context selected() { return context(select_device(devices(), device_selector())); }
+  static context selected() { return context(select_device(devices(), device_selector(), exec::local_rank())); }
   // The first device there is: enough for compiling.
   static context first() {
     const std::vector<opencl::device>& all = devices();
