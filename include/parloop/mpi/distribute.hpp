@@ -75,7 +75,8 @@ class global_mesh {
     dats_.push_back({on.index, ir::scalar_of<T>(), Dim, std::as_bytes(values), std::move(name),
                      [](const Set& s, std::vector<std::byte> bytes, const std::string& n) -> std::any {
                        std::vector<T> v(bytes.size() / sizeof(T));
-                       std::memcpy(v.data(), bytes.data(), bytes.size());
+                       // A rank with none of the set has nothing to copy (and no pointers to copy with).
+                       if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
                        Dat<T, Dim> d(s, std::move(v), n);
                        // Halo values came from the mesh: current.
                        d.state().halo_current = true;
