@@ -2,6 +2,7 @@
 // The storage behind a Dat or a Global: host values, device mirror, name, owner.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,6 +65,8 @@ struct halo_parts {
   // own, through a map to the dat's set), and the halo's values scattered from `received`.
   std::shared_ptr<map_state> exports, imports;
   std::unique_ptr<array_state<T>> sent, received;
+  // Where each neighbour's part of `sent` and `received` starts, in bytes.
+  std::vector<std::size_t> sent_offsets, received_offsets;
   // A global's INC over the exec halo: those elements are counted by the ranks that own them, so
   // what they add goes here and is dropped.
   std::unique_ptr<array_state<T>> dropped;

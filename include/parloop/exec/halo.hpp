@@ -39,22 +39,16 @@ halo_parts<T>& exchange_parts(array_state<T>& a, const set_distribution& d) {
     map = std::make_shared<map_state>(over, on, 1, places, a.name + what);
     values = std::make_unique<array_state<T>>(a.runtime, over, std::vector<T>(places.size() * Dim), a.name + what, Dim);
   };
+  const auto byte_offsets = [](const std::vector<std::size_t>& elements) {
+    std::vector<std::size_t> out(elements.size());
+    for (std::size_t i = 0; i < elements.size(); ++i) out[i] = elements[i] * Dim * sizeof(T);
+    return out;
+  };
   part(d.exports, ":exports", a.halo->exports, a.halo->sent);
   part(d.imports, ":imports", a.halo->imports, a.halo->received);
+  a.halo->sent_offsets = byte_offsets(d.export_offsets);
+  a.halo->received_offsets = byte_offsets(d.import_offsets);
   return *a.halo;
-}
-
-template <class T>
-std::span<std::byte> bytes_of(std::vector<T>& v) {
-  return std::as_writable_bytes(std::span<T>(v));
-}
-
-// Element offsets as byte offsets of Dim values of T.
-template <class T, int Dim>
-std::vector<std::size_t> byte_offsets(const std::vector<std::size_t>& elements) {
-  std::vector<std::size_t> out(elements.size());
-  for (std::size_t i = 0; i < elements.size(); ++i) out[i] = elements[i] * Dim * sizeof(T);
-  return out;
 }
 
 // The launch a halo's loops take: the runtime's default strategy, never tuned (their time is
@@ -75,8 +69,8 @@ std::unique_ptr<halo_transfer> start_exchange(array_state<T>& a, const set_distr
   // The receive overwrites every value: the scatter uploads them.
   h.received->array.host_overwritten();
   a.halo_current = true;
-  return d.link->start(std::as_bytes(std::span<const T>(h.sent->host)), byte_offsets<T, Dim>(d.export_offsets),
-                       bytes_of(h.received->host), byte_offsets<T, Dim>(d.import_offsets));
+  return d.link->start(std::as_bytes(std::span<const T>(h.sent->host)), h.sent_offsets,
+                       std::as_writable_bytes(std::span<T>(h.received->host)), h.received_offsets);
 }
 
 // Waits for a's halo and writes it in place.
