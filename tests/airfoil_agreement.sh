@@ -26,6 +26,13 @@ history() {
   [ "$(wc -l <"$out")" -eq 3 ] || fail "$program $*: expected 3 lines of history: $(cat "$out.full")"
 }
 
+# The device's runs first: a backend this machine lacks skips the test at once.
+for kernels in dsl c; do
+  history "$work/$kernels" --kernels "$kernels"
+done
+# Autotuned: each loop's candidates run from the same values before it runs once as the winner.
+history "$work/tuned" --autotune
+
 PARLOOP_BACKEND=host history "$work/host" --write-mesh "$work/mesh.dat"
 PARLOOP_BACKEND=host history "$work/host_from_file" --mesh "$work/mesh.dat"
 cmp -s "$work/host" "$work/host_from_file" ||
@@ -33,13 +40,10 @@ cmp -s "$work/host" "$work/host_from_file" ||
 echo "host: the written mesh read back gives the same history, bit for bit"
 
 for kernels in dsl c; do
-  history "$work/$kernels" --kernels "$kernels"
   awk -v tolerance=1e-9 -f "$awk_script" "$work/host" "$work/$kernels" ||
     fail "$backend with the $kernels kernels against the host: $(paste "$work/host" "$work/$kernels")"
   echo "$backend, $kernels kernels: the host's history to 1e-9"
 done
-# Autotuned: each loop's candidates run from the same values before it runs once as the winner.
-history "$work/tuned" --autotune
 awk -v tolerance=1e-9 -f "$awk_script" "$work/host" "$work/tuned" ||
   fail "$backend autotuned against the host: $(paste "$work/host" "$work/tuned")"
 echo "$backend, autotuned: the host's history to 1e-9"

@@ -18,7 +18,8 @@ run_suite() {
   ctest --test-dir "$dir" --output-on-failure -j "$jobs" $ctest_options
 }
 
-run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# Release as users build, without debug information (a third of the compile time).
+run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release
 # Under the sanitizers the OpenCL path runs through test_device_loops_opencl; the host matrix again on
 # OpenCL (hundreds of device compiles, minutes on two cores) runs in the plain build only.
 # LeakSanitizer's tracer now and then crashes at exit while PoCL's worker threads run ("Tracer

@@ -52,18 +52,30 @@ bool needs_halo(const A& a, bool runs_exec_halo) {
   }
 }
 
+// The dat's own set says who exchanges it (the loop's set, or the target of its map).
 template <class A>
-std::unique_ptr<halo_transfer> start_if_needed(const A& a, const set_distribution& loop_set, bool runs_exec_halo) {
-  if (!needs_halo(a, runs_exec_halo)) return nullptr;
-  // The dat's own set says who exchanges it (the loop's set, or the target of its map).
-  const set_distribution& d = A::kind == arg_kind::direct ? loop_set : *a.data->set->distribution();
+const set_distribution& exchanged_by(const A& a, const set_distribution& loop_set) {
+  return A::kind == arg_kind::direct ? loop_set : *a.data->set->distribution();
+}
+
+// Packs a's exports where the loop needs its halo; the halo counts as current from here on (a
+// second argument of the same dat packs nothing). Whether there is anything to send.
+template <class A>
+bool pack_if_needed(const A& a, const set_distribution& loop_set, bool runs_exec_halo) {
+  if (!needs_halo(a, runs_exec_halo)) return false;
+  a.data->halo_current = true;
+  const set_distribution& d = exchanged_by(a, loop_set);
   // A rank that neither sends nor receives any of the set (one rank alone, or a share apart) has
   // no messages that others wait for: nothing to pack or wait for.
-  if (d.exports.empty() && d.imports.empty()) {
-    a.data->halo_current = true;
-    return nullptr;
-  }
-  return start_exchange<typename A::value_type, A::dim>(*a.data, d);
+  if (d.exports.empty() && d.imports.empty()) return false;
+  pack_exports<typename A::value_type, A::dim>(*a.data, d);
+  return true;
+}
+
+template <class A>
+std::unique_ptr<halo_transfer> send_if_packed(const A& a, const set_distribution& loop_set, bool packed) {
+  if (!packed) return nullptr;
+  return send_exports<typename A::value_type, A::dim>(*a.data, exchanged_by(a, loop_set));
 }
 
 template <class A>
@@ -161,10 +173,14 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   if constexpr (sums && runs_exec_halo) kernel_ir(k, over_exec_halo(args)...);
   (start_sum(args, d.link->rank()), ...);
 
+  // Every halo packed before any is read back: one wait for the queue, however many dats.
+  std::array<bool, sizeof...(Args)> packed{};
   std::array<std::unique_ptr<halo_transfer>, sizeof...(Args)> transfers;
   {
     std::size_t i = 0;
-    ((transfers[i++] = start_if_needed(args, d, runs_exec_halo)), ...);
+    ((packed[i++] = pack_if_needed(args, d, runs_exec_halo)), ...);
+    i = 0;
+    ((transfers[i] = send_if_packed(args, d, packed[i]), ++i), ...);
   }
   bool waiting = false;
   for (const auto& t : transfers) waiting = waiting || t != nullptr;

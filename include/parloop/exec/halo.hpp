@@ -55,20 +55,25 @@ halo_parts<T>& exchange_parts(array_state<T>& a, const set_distribution& d) {
 // the transfer's).
 inline loop_choice halo_launch(const Runtime& rt) { return loop_choice{{rt.default_strategy(), rt.default_conflicts()}, false}; }
 
-// Packs a's exported values and starts sending them and receiving its halo; the halo counts as
-// current from here on (a second argument of the same dat in the loop starts nothing).
+// Packs a's exported values on its device: a launch, which nothing waits for yet.
 template <class T, int Dim>
-std::unique_ptr<halo_transfer> start_exchange(array_state<T>& a, const set_distribution& d) {
+void pack_exports(array_state<T>& a, const set_distribution& d) {
   halo_parts<T>& h = exchange_parts<T, Dim>(a, d);
-  const loop_choice how = halo_launch(a.runtime);
   const Set& exports = h.exports->from;
-  run_range(halo_copy<T, Dim>(), exports, how, range{0, exports.size()},
+  run_range(halo_copy<T, Dim>(), exports, halo_launch(a.runtime), range{0, exports.size()},
             arg<T, Dim, access::write, arg_kind::direct>{h.sent.get()},
             arg<T, Dim, access::read, arg_kind::indirect>{&a, h.exports.get(), 0});
+}
+
+// Reads back what pack_exports packed, starts sending it and receiving a's halo. The first
+// read-back of a loop waits for the device's queue, so a loop packs every halo before it sends
+// any: the queue is waited for once, not once a dat.
+template <class T, int Dim>
+std::unique_ptr<halo_transfer> send_exports(array_state<T>& a, const set_distribution& d) {
+  halo_parts<T>& h = *a.halo;
   h.sent->array.ensure_host(h.sent->device());
   // The receive overwrites every value: the scatter uploads them.
   h.received->array.host_overwritten();
-  a.halo_current = true;
   return d.link->start(std::as_bytes(std::span<const T>(h.sent->host)), h.sent_offsets,
                        std::as_writable_bytes(std::span<T>(h.received->host)), h.received_offsets);
 }
