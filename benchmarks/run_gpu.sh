@@ -7,7 +7,7 @@
 # against hand-written CUDA (bench_airfoil).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
 # Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil mpi
-# (default: all)
+# (default: all); build-airfoil builds only what the mpi step runs (for a machine lent briefly).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-run}
@@ -24,7 +24,7 @@ note() { echo "$*" | tee -a "$summary"; }
 
 for step in "${steps[@]}"; do
   case $step in
-    build)
+    build | build-airfoil)
       {
         date -u
         nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
@@ -32,8 +32,10 @@ for step in "${steps[@]}"; do
       } 2>&1 | tee "$out/machine.txt"
       cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_BUILD_BENCHMARKS=ON \
         -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-      cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
-      note "build: ok ($(grep -o 'parloop components: .*' "$out/configure.log"))"
+      targets=()
+      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi)
+      cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+      note "$step: ok ($(grep -o 'parloop components: .*' "$out/configure.log"))"
       ;;
     gpu)
       # Every test labelled gpu: test_cuda, and the suite's device tests with PARLOOP_TEST_BACKEND=cuda.
