@@ -63,13 +63,13 @@ const set_distribution& exchanged_by(const A& a, const set_distribution& loop_se
 template <class A>
 bool pack_if_needed(const A& a, const set_distribution& loop_set, bool runs_exec_halo) {
   if (!needs_halo(a, runs_exec_halo)) return false;
-  a.data->halo_current = true;
   const set_distribution& d = exchanged_by(a, loop_set);
   // A rank that neither sends nor receives any of the set (one rank alone, or a share apart) has
   // no messages that others wait for: nothing to pack or wait for.
-  if (d.exports.empty() && d.imports.empty()) return false;
-  pack_exports<typename A::value_type, A::dim>(*a.data, d);
-  return true;
+  const bool messages = !d.exports.empty() || !d.imports.empty();
+  if (messages) pack_exports<typename A::value_type, A::dim>(*a.data, d);
+  a.data->halo_current = true;
+  return messages;
 }
 
 template <class A>
