@@ -5,7 +5,8 @@
 // owns nothing, give the same values -- exactly, since they add integers -- gathered in global
 // numbering, and the same reductions on every rank. Each dat is changed and read again, so that a
 // stale halo would show. Each rank has a disk cache of its own: a loop's kernel is compiled by
-// one rank and received by the others. Checks only (no REQUIRE): a rank leaving a test case early would leave the
+// one rank and received by the others. With PARLOOP_MPI_CHECK, ranks that made other calls
+// fail alike. Checks only (no REQUIRE): a rank leaving a test case early would leave the
 // others waiting in a collective.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
@@ -287,6 +288,35 @@ TEST_CASE("one rank compiles a distributed loop's kernel and the others receive 
     CHECK(counts[0] == 1);
     CHECK(counts[1] == ranks - 1);
   }
+}
+
+TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every rank", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  declared decl(d, rank == 0);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  // Read where the link is made.
+  ::setenv("PARLOOP_MPI_CHECK", "1", 1);
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  ::unsetenv("PARLOOP_MPI_CHECK");
+  const pl::Set cells = local[decl.cells];
+  const pl::Map cell_nodes = local[decl.cell_nodes];
+  pl::Dat<i64> q = local[decl.q], u = local[decl.u];
+  const auto spread = pl::kernel("spread", [](auto q, auto a, auto b) { q = q + a - b; });
+  const auto run = [&] { pl::par_loop(spread, cells, q(pl::RW), u(pl::READ, cell_nodes, 0), u(pl::READ, cell_nodes, 1)); };
+  // The same calls everywhere: checked, and run.
+  CHECK_NOTHROW(run());
+  CHECK_NOTHROW(run());
+  INFO("rank " << rank << " of " << ranks);
+  if (ranks == 1) return;
+  // The last rank alone writes u on the host: its halo is stale there only.
+  if (rank == ranks - 1) u.host_view(pl::RW)[0] += 1;
+  CHECK_THROWS_WITH(run(), Catch::Contains("par_loop 'spread' over 'cells': the halo of 'u' is stale on some ranks only") &&
+                               Catch::Contains("PARLOOP_MPI_CHECK"));
+  // Another loop on rank 0 at the same call.
+  const auto twice = pl::kernel("twice", [](auto v) { v = v * 2; });
+  CHECK_THROWS_WITH(rank == 0 ? pl::par_loop(twice, cells, q(pl::RW)) : run(),
+                    Catch::Contains("the ranks are not all running this loop here"));
 }
 
 int main(int argc, char** argv) {

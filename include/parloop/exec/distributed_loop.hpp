@@ -9,8 +9,12 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -135,6 +139,51 @@ void after_loop(const A& a) {
   if constexpr (A::kind != arg_kind::global && A::mode != access::read) a.data->halo_current = false;
 }
 
+// PARLOOP_MPI_CHECK: every rank runs this loop here, and all agree on which of its halos are
+// stale. Each value goes into one minimum both as itself and negated, so one all-reduce gives the
+// smallest and the largest over the ranks: alike where they are equal.
+template <class... Args>
+void check_same_calls(std::string_view loop, const Set& set, const set_distribution& d, bool runs_exec_halo,
+                      const Args&... args) {
+  rank_link& link = *d.link;
+  const auto spread = [&](std::vector<std::int64_t> values) {
+    const std::size_t n = values.size();
+    for (std::size_t i = 0; i < n; ++i) values.push_back(-values[i]);
+    link.all_reduce(values.data(), static_cast<int>(values.size()), ir::scalar_type::int64, access::min);
+    std::vector<bool> alike(n);
+    for (std::size_t i = 0; i < n; ++i) alike[i] = values[i] == -values[n + i];
+    return alike;
+  };
+  const std::string who = fmt::format("{}\n{}", loop, set.name());
+  // Non-negative, so that it negates.
+  const auto identity = static_cast<std::int64_t>(std::hash<std::string>{}(who) >> 2);
+  const std::vector<bool> same_loop = spread({identity, static_cast<std::int64_t>(sizeof...(Args))});
+  if (!same_loop[0] || !same_loop[1]) {
+    throw argument_error(fmt::format("par_loop '{}' over '{}' (rank {} of {}): the ranks are not all running this loop "
+                                     "here (PARLOOP_MPI_CHECK): every rank must make the same parloop calls in the "
+                                     "same order",
+                                     loop, set.name(), link.rank(), link.ranks()));
+  }
+  const std::vector<bool> alike = spread({static_cast<std::int64_t>(needs_halo(args, runs_exec_halo))...});
+  // Each such dat once, however many of the loop's arguments it is.
+  std::vector<const void*> named;
+  std::string stale_somewhere;
+  std::size_t i = 0;
+  const auto name = [&](const auto& a) {
+    if (alike[i++] || std::find(named.begin(), named.end(), a.data) != named.end()) return;
+    named.push_back(a.data);
+    stale_somewhere += fmt::format("{}'{}'", stale_somewhere.empty() ? "" : ", ", a.data->name);
+  };
+  (name(args), ...);
+  if (!stale_somewhere.empty()) {
+    throw argument_error(fmt::format("par_loop '{}' over '{}': the halo of {} is stale on some ranks only "
+                                     "(PARLOOP_MPI_CHECK): a dat's values were changed on some ranks and not on "
+                                     "others; every rank must make the same parloop calls, host views of "
+                                     "distributed dats included",
+                                     loop, set.name(), stale_somewhere));
+  }
+}
+
 template <class K, class... Args>
 void run_distributed(const K& k, const Set& set, const loop_choice& how, range r, const set_distribution& d,
                      const Args&... args) {
@@ -171,6 +220,7 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   }
   kernel_ir(k, args...);
   if constexpr (sums && runs_exec_halo) kernel_ir(k, over_exec_halo(args)...);
+  if (d.link->checks_calls) check_same_calls(k.name(), set, d, runs_exec_halo, args...);
   (start_sum(args, d.link->rank()), ...);
 
   // Every halo packed before any is read back: one wait for the queue, however many dats.
