@@ -14,6 +14,7 @@
 #include <mpi.h>
 #include <stdlib.h>  // mkdtemp, setenv
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -213,6 +214,27 @@ TEST_CASE("loops on a distributed mesh give the serial values, halos exchanged a
     } else {
       CHECK(u.empty());
     }
+    // Each rank's share in global numbering: the owned cells' values are the serial ones, and
+    // so are all of u's on the rank (its halo was exchanged after its last change); the owned
+    // parts of all ranks number every cell once.
+    const std::span<const pl::index_t> numbers = pm::global_numbers(h.cells);
+    CHECK(numbers.size() == static_cast<std::size_t>(h.cells.size()));
+    std::vector<int> owners(static_cast<std::size_t>(h.cells.global_size()));
+    int wrong = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(h.cells.owned()); ++i) {
+      const auto g = static_cast<std::size_t>(numbers[i]);
+      ++owners[g];
+      wrong += h.q.host()[i] != expected.q[g] || h.res.host()[i] != expected.res[g] ? 1 : 0;
+    }
+    const std::span<const pl::index_t> node_numbers = pm::global_numbers(h.nodes);
+    for (std::size_t i = 0; i < node_numbers.size(); ++i) {
+      wrong += h.u.host()[i] != expected.u[static_cast<std::size_t>(node_numbers[i])] ? 1 : 0;
+    }
+    CHECK(wrong == 0);
+    pm::check(MPI_Allreduce(MPI_IN_PLACE, owners.data(), static_cast<int>(owners.size()), MPI_INT, MPI_SUM,
+                            MPI_COMM_WORLD),
+              "MPI_Allreduce");
+    CHECK(std::count(owners.begin(), owners.end(), 1) == h.cells.global_size());
   }
 }
 
@@ -234,6 +256,7 @@ TEST_CASE("a distributed loop refuses a range and dats of sets that are not dist
   CHECK_THROWS_WITH(pl::par_loop(store, local[decl.edges], q(pl::WRITE, local[decl.edge_cells], 0)),
                     Catch::Contains("their stores would race") || Catch::Contains("refused on another rank"));
   const pl::Set plain(rt, cells.size(), "plain");
+  CHECK_THROWS_WITH(pm::global_numbers(plain), Catch::Contains("set 'plain' is not distributed over ranks"));
   pl::Dat<i64> other(plain, "other");
   CHECK_THROWS_WITH(pl::par_loop(twice, cells, other(pl::RW)),
                     Catch::Contains("dat 'other' is on set 'plain', which is not distributed over ranks"));
@@ -288,6 +311,50 @@ TEST_CASE("one rank compiles a distributed loop's kernel and the others receive 
     CHECK(counts[0] == 1);
     CHECK(counts[1] == ranks - 1);
   }
+}
+
+TEST_CASE("a kernel one rank holds from a loop of its own is agreed on with the ranks that lack it", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  declared decl(d, rank == 0);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  pl::Dat<i64> q = local[decl.q];
+  const auto affine = pl::kernel("held_by_root", [](auto v) { v = v * 3 + 1; });
+  // A step of rank 0's own, on a set of its own (a serial check, say): rank 0 holds the kernel.
+  if (rank == 0) {
+    const pl::Set plain(rt, 4, "plain");
+    pl::Dat<i64> own(plain, std::vector<i64>{1, 2, 3, 4}, "own");
+    pl::par_loop(affine, plain, own(pl::RW));
+    CHECK(own.host()[3] == 13);
+  }
+  for (int call = 0; call < 2; ++call) pl::par_loop(affine, local[decl.cells], q(pl::RW));
+  const std::vector<i64> got = pm::gather(q);
+  if (rank == 0) {
+    std::vector<i64> expected = d.cell_values;
+    for (i64& v : expected) v = (v * 3 + 1) * 3 + 1;
+    CHECK(got == expected);
+  }
+  long long counts[2] = {static_cast<long long>(affine.compiles()), static_cast<long long>(affine.received())};
+  pm::check(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  INFO("rank " << rank << " of " << ranks << " on " << pl::backend_name(rt.kind()));
+  if (rt.kind() != pl::backend_kind::host) {
+    // Rank 0's compile, for its own loop, is the job's only one.
+    CHECK(counts[0] == 1);
+    CHECK(counts[1] == ranks - 1);
+  }
+}
+
+TEST_CASE("ranks on the host and ranks on devices are refused together", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD);
+  const pl::Runtime tested = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  // Alike on every rank: with the host tested, nothing mixes.
+  if (tested.kind() == pl::backend_kind::host || pm::size_of(MPI_COMM_WORLD) == 1) return;
+  const mesh_data d;
+  declared decl(d, rank == 0);
+  const pl::Runtime rt = rank == 0 ? pl::Runtime::open(pl::backend_kind::host) : tested;
+  CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells)),
+                    Catch::Contains("the ranks run either all on the host or all on devices"));
 }
 
 TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every rank", "[mpi]") {

@@ -53,6 +53,12 @@ struct compiled_kernel {
   // Null while being built; reset when the backend closes. Guarded by the cache's mutex, except
   // that a launch on this backend reads it once published.
   std::unique_ptr<launcher> loaded;
+  // The links (rank_link::id) it has been agreed on over. Every rank takes part in a kernel's
+  // agreement over a link at its first use by a distributed loop there, whether or not it holds
+  // the kernel from a loop that was not agreed on (on a plain set, autotuned): the others may
+  // lack it. Guarded by the cache's mutex; the latest also read without a lock.
+  std::vector<std::uint64_t> agreed_over;
+  std::atomic<std::uint64_t> last_agreed{0};
 };
 
 // How a loop is launched: its strategy, and how its combining writes through maps are kept apart.
@@ -139,7 +145,7 @@ class kernel_cache {
                          conflicts writes = conflicts::atomics) {
     std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
     if (compiled_kernel* c = slot.load(std::memory_order_acquire);
-        c != nullptr && c->backend == device.id() && c->writes == writes && c->launch == s) {
+        c != nullptr && c->backend == device.id() && c->writes == writes && c->launch == s && usable_here(*c)) {
       stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
       return *c->loaded;
     }
@@ -240,6 +246,26 @@ class kernel_cache {
     std::vector<std::unique_ptr<compiled_kernel>> retired;
   };
 
+  // Whether c needs no agreement before this launch: outside a distributed loop, or agreed on
+  // over its link already.
+  static bool usable_here(const compiled_kernel& c) {
+    const rank_link* link = agreeing_on::link();
+    return link == nullptr || c.last_agreed.load(std::memory_order_acquire) == link->id;
+  }
+  static void mark_agreed(compiled_kernel& c, const rank_link& link) {
+    if (std::find(c.agreed_over.begin(), c.agreed_over.end(), link.id) == c.agreed_over.end()) {
+      c.agreed_over.push_back(link.id);
+    }
+    c.last_agreed.store(link.id, std::memory_order_release);
+  }
+
+  static exec::kernel_source source_of(const signature_entry& e, device_backend& device, const strategy& s,
+                                       conflicts writes) {
+    codegen::options options = device.codegen_options();
+    options.writes = writes;
+    return exec::make_source(*e.ir, device.dialect(), s, options);
+  }
+
   signature_entry* find(std::type_index signature, std::span<const ir::param> params) const {
     for (signature_entry* e = store_->newest.load(std::memory_order_acquire); e != nullptr; e = e->older) {
       if (e->signature == signature && std::ranges::equal(e->params, params)) return e;
@@ -253,14 +279,29 @@ class kernel_cache {
     const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) {
       return c->backend == device.id() && c->writes == writes && c->launch == s;
     };
+    rank_link* const link = agreeing_on::link();
     std::unique_lock lock(st.mutex);
     while (true) {
       const auto it = std::find_if(e.compiled.begin(), e.compiled.end(), matches);
       if (it == e.compiled.end()) break;
-      if ((*it)->loaded != nullptr) {
+      compiled_kernel* c = it->get();
+      if (c->loaded != nullptr) {
+        if (link != nullptr) {
+          if (std::find(c->agreed_over.begin(), c->agreed_over.end(), link->id) == c->agreed_over.end()) {
+            // Held, but not agreed on over this link yet: this rank takes part as one that has
+            // it. (A distributed loop runs on one thread per rank, and a loaded kernel stays
+            // while its backend is open: the lock need not be held meanwhile.)
+            const launcher& held = *c->loaded;
+            lock.unlock();
+            const exec::kernel_source source = source_of(e, device, s, writes);
+            static_cast<void>(agree(*link, device, source, material_of(device, source), e.ir->name, &held));
+            lock.lock();
+          }
+          mark_agreed(*c, *link);
+        }
         stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-        slot.store(it->get(), std::memory_order_release);
-        return *(*it)->loaded;
+        slot.store(c, std::memory_order_release);
+        return *c->loaded;
       }
       st.changed.wait(lock);
     }
@@ -269,10 +310,9 @@ class kernel_cache {
     lock.unlock();
     std::unique_ptr<launcher> loaded;
     try {
-      codegen::options options = device.codegen_options();
-      options.writes = writes;
-      loaded = build_or_load(device, exec::make_source(*e.ir, device.dialect(), s, options), e.ir->name);
-      if (codegen::checks_indices(*e.ir, options)) device.index_errors().name(e.ir->name);
+      const exec::kernel_source source = source_of(e, device, s, writes);
+      loaded = build_or_load(device, source, e.ir->name);
+      if (codegen::checks_indices(*e.ir, device.codegen_options())) device.index_errors().name(e.ir->name);
       device.adopt(store_);
     } catch (...) {
       lock.lock();
@@ -282,9 +322,18 @@ class kernel_cache {
     }
     lock.lock();
     c->loaded = std::move(loaded);
+    if (link != nullptr) mark_agreed(*c, *link);
     slot.store(c, std::memory_order_release);
     st.changed.notify_all();
     return *c->loaded;
+  }
+
+  static cache::key_material material_of(const device_backend& device, const exec::kernel_source& source) {
+    return {.signature = device.signature(),
+            .source = source.code.text,
+            .grid = source.grid,
+            .block = source.block,
+            .layout = source.layout};
   }
 
   // The source's launcher: from the disk cache's entry where it has a good one, else compiled
@@ -293,11 +342,7 @@ class kernel_cache {
   std::unique_ptr<launcher> build_or_load(device_backend& device, const exec::kernel_source& source,
                                          const std::string& name) {
     const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
-    const cache::key_material material{.signature = device.signature(),
-                                       .source = source.code.text,
-                                       .grid = source.grid,
-                                       .block = source.block,
-                                       .layout = source.layout};
+    const cache::key_material material = material_of(device, source);
     if (rank_link* link = agreeing_on::link()) return agree(*link, device, source, material, name);
     if (disk == nullptr) return compile(device, source, name);
     const std::string key = cache::key_of(material);
@@ -332,15 +377,18 @@ class kernel_cache {
   // compile per kernel for the whole job, whether or not the ranks share a cache folder. Every
   // rank makes the same collective calls here whatever it finds; a compile that fails is said to
   // the others, which fail too. A rank that cannot use what arrives (another device: its key
-  // material differs) compiles for itself, after the last collective call. Ranks that hold the
-  // launcher in memory already make no calls here: every rank must have made the same loops.
+  // material differs) compiles for itself, after the last collective call. A rank that holds the
+  // kernel in memory already (`held`) takes part as one that has it, and gets null back.
   std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, const exec::kernel_source& source,
-                                  const cache::key_material& material, const std::string& name) {
+                                  const cache::key_material& material, const std::string& name,
+                                  const launcher* held = nullptr) {
     const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
     const std::string key = cache::key_of(material);
-    std::unique_ptr<launcher> mine = disk != nullptr ? load_from(device, *disk, material, key, name) : nullptr;
-    if (link.all(mine != nullptr)) return mine;
-    std::int32_t holder = mine != nullptr ? link.rank() : link.ranks();
+    std::unique_ptr<launcher> mine =
+        held == nullptr && disk != nullptr ? load_from(device, *disk, material, key, name) : nullptr;
+    const launcher* const have = held != nullptr ? held : mine.get();
+    if (link.all(have != nullptr)) return mine;
+    std::int32_t holder = have != nullptr ? link.rank() : link.ranks();
     link.all_reduce(&holder, 1, ir::scalar_type::int32, access::min);
     if (holder == link.ranks()) holder = 0;
     const auto send = [&link, material, holder](const launcher& l) {
@@ -348,8 +396,8 @@ class kernel_cache {
       link.broadcast(bytes, holder);
     };
     if (link.rank() == holder) {
-      if (mine != nullptr) {
-        send(*mine);
+      if (have != nullptr) {
+        send(*have);
         return mine;
       }
       try {
@@ -376,7 +424,7 @@ class kernel_cache {
     }
     std::string bytes;
     link.broadcast(bytes, holder);
-    if (mine != nullptr) return mine;
+    if (have != nullptr) return mine;
     if (bytes.empty()) throw error(fmt::format("kernel '{}': rank {} could not compile it (its error says why)", name, holder));
     const cache::decoded_entry got =
         cache::decode_entry(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()), &material);

@@ -5,7 +5,9 @@
 // without MPI compiles and runs unchanged.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,6 +31,8 @@ class halo_transfer {
 class rank_link {
  public:
   virtual ~rank_link() = default;
+  // Tells this link from every other one of the process, also from a later one at its address.
+  const std::uint64_t id = next_id();
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
   // Sends sent[send_offsets[q], send_offsets[q + 1]) to each rank q and receives from it into
@@ -49,6 +53,12 @@ class rank_link {
   // (a host write to a distributed dat on one rank) would otherwise see as a hang or wrong values.
   const bool checks_calls = detail::switch_from_environment(
       "PARLOOP_MPI_CHECK", false, "each distributed loop checks that the ranks made the same calls", "no check");
+
+ private:
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> made{0};
+    return made.fetch_add(1) + 1;
+  }
 };
 
 // While one lives on a thread, the kernels built for its launches are agreed on over `link`: one

@@ -208,7 +208,7 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   } catch (const argument_error& e) {
     if constexpr (!(writes_one_at_a_time<Args> || ...)) throw;
     checked = false;
-    refusal = e.what();
+    refusal = e.message();
   }
   if constexpr ((writes_one_at_a_time<Args> || ...)) {
     if (!d.link->all(checked)) {

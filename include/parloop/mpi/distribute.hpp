@@ -5,7 +5,7 @@
 // of the others, plans every rank's regions on the root, sends each rank its plan and its values,
 // and gives back ordinary parloop handles: par_loop runs on them unchanged, with halos exchanged
 // and reductions combined across the ranks (exec/distributed_loop.hpp). gather() brings a dat back
-// in global numbering.
+// in global numbering; global_numbers() numbers each rank's share.
 #pragma once
 
 #include <mpi.h>
@@ -167,11 +167,15 @@ class partitioning {
 // This rank's share of a distributed mesh: ordinary handles on the runtime it was made for.
 class distributed_mesh {
  public:
-  // Collective over `comm`: every rank calls it with the mesh declared alike.
-  distributed_mesh(const Runtime& rt, MPI_Comm comm, const global_mesh& mesh, const partitioning& how, int root = 0)
-      : link_(std::make_shared<mpi_link>(comm)) {
+  // Collective over `user_comm`: every rank calls it with the mesh declared alike. Its messages
+  // travel on the link's duplicate of it, apart from the program's own.
+  distributed_mesh(const Runtime& rt, MPI_Comm user_comm, const global_mesh& mesh, const partitioning& how,
+                   int root = 0)
+      : link_(std::make_shared<mpi_link>(user_comm)) {
+    const MPI_Comm comm = link_->comm();
     const int rank = link_->rank(), ranks = link_->ranks();
     if (root < 0 || root >= ranks) throw argument_error(fmt::format("distribute: root {} of {} ranks", root, ranks));
+    agree_on_backends(rt);
     agree_on_declarations(mesh, root);
     // The root plans; every rank learns whether it could before any waits for a plan.
     std::vector<rank_plan> plans;
@@ -181,6 +185,8 @@ class distributed_mesh {
       try {
         for (std::size_t s = 0; s < sizes.size(); ++s) sizes[s] = mesh.sets_[s].size;
         plans = plan(mesh, how, ranks);
+      } catch (const error& e) {
+        problem = e.message();
       } catch (const std::exception& e) {
         problem = e.what();
       }
@@ -220,6 +226,20 @@ class distributed_mesh {
   MPI_Comm comm() const { return link_->comm(); }
 
  private:
+  // A host rank runs a loop's lambda where a device rank takes part in agreeing on its kernel
+  // with the others (cache/kernel_cache.hpp): ranks on the host and on devices would wait for
+  // each other. Devices of different kinds agree (each compiles what it cannot take).
+  void agree_on_backends(const Runtime& rt) {
+    const bool on_host = rt.kind() == backend_kind::host;
+    const bool all_on_host = link_->all(on_host);
+    const bool none_on_host = link_->all(!on_host);
+    if (!all_on_host && !none_on_host) {
+      throw argument_error(fmt::format("distribute: rank {} runs on {} and other ranks do not: the ranks run either all "
+                                       "on the host or all on devices (PARLOOP_BACKEND alike on every rank)",
+                                       link_->rank(), backend_name(rt.kind())));
+    }
+  }
+
   void agree_on_declarations(const global_mesh& mesh, int root) {
     std::string mine = mesh.declarations();
     auto length = static_cast<long long>(mine.size());
@@ -369,6 +389,15 @@ class distributed_mesh {
   std::vector<Map> maps_;
   std::vector<std::any> dats_;
 };
+
+// The global number of each of this rank's elements of a distributed set, in local order: the
+// first set.owned() are those it owns, then its halo's. With a dat's host values, this rank's
+// share in global numbering (to write a file per rank, say). Valid while the set lives.
+inline std::span<const index_t> global_numbers(const Set& set) {
+  const parloop::detail::set_distribution* d = set.distribution();
+  if (d == nullptr) throw argument_error(fmt::format("global_numbers: set '{}' is not distributed over ranks", set.name()));
+  return d->global;
+}
 
 // The owned values of a dat on a distributed set, in global numbering, on `root` (empty
 // elsewhere). Collective over the set's communicator.
