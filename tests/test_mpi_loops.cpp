@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <parloop/mpi/distribute.hpp>
 #include <parloop/parloop.hpp>
 
@@ -145,6 +147,11 @@ results serial(const mesh_data& d) {
   return r;
 }
 
+// Which elements of each set a rank declares: [first, first + count).
+struct block {
+  pl::index_t first = 0, count = 0;
+};
+
 struct declared {
   pm::global_mesh mesh;
   pm::set_id cells, edges, nodes;
@@ -153,25 +160,110 @@ struct declared {
   pm::dat_id<double, 2> p, centres;
   std::vector<i64> zeros;
   // Every rank declares; only rank 0's sizes and values are read (the others declare none).
-  explicit declared(const mesh_data& d, bool root) {
+  declared(const mesh_data& d, bool root)
+      : declared(d, pm::values_from::root, [&](pl::index_t n) { return root ? block{0, n} : block{}; }) {}
+  // Each rank declares its block of every set (pm::values_from::each_rank), the ranks' blocks of
+  // unequal sizes, the last rank's empty where there are several.
+  declared(const mesh_data& d, int rank, int ranks)
+      : declared(d, pm::values_from::each_rank, [&](pl::index_t n) {
+          // Rank r of the first ranks - 1 ends its block at n (r + 1)^2 / (ranks - 1)^2.
+          const long long given = std::max(ranks - 1, 1);
+          const auto end_of = [&](int r) {
+            return static_cast<pl::index_t>(std::min<long long>(n, n * (r + 1LL) * (r + 1LL) / (given * given)));
+          };
+          const pl::index_t first = rank == 0 ? 0 : end_of(rank - 1);
+          return block{first, end_of(rank) - first};
+        }) {}
+
+  template <class Block>
+  declared(const mesh_data& d, pm::values_from from, Block block_of) : mesh(from) {
     const auto& m = d.m;
-    const auto size = [&](int s) { return root ? m.sizes[static_cast<std::size_t>(s)] : 0; };
-    const auto values = [&](const auto& v) { return root ? std::span(v) : std::span<const typename std::decay_t<decltype(v)>::value_type>(); };
+    const block b[3] = {block_of(m.sizes[0]), block_of(m.sizes[1]), block_of(m.sizes[2])};
+    // The values of set s's block, `per` to an element.
+    const auto values = [&](int s, const auto& v, std::size_t per) {
+      return std::span(v).subspan(static_cast<std::size_t>(b[s].first) * per, static_cast<std::size_t>(b[s].count) * per);
+    };
     zeros.assign(static_cast<std::size_t>(m.sizes[0]), 0);
-    cells = mesh.set(size(0), "cells");
-    edges = mesh.set(size(1), "edges");
-    nodes = mesh.set(size(2), "nodes");
-    edge_cells = mesh.map(edges, cells, 2, values(m.edge_cells), "edge_cells");
-    edge_nodes = mesh.map(edges, nodes, 2, values(m.edge_nodes), "edge_nodes");
-    cell_nodes = mesh.map(cells, nodes, 3, values(m.cell_nodes), "cell_nodes");
-    u = mesh.dat<i64, 1>(nodes, values(d.node_values), "u");
-    q = mesh.dat<i64, 1>(cells, values(d.cell_values), "q");
-    res = mesh.dat<i64, 1>(cells, values(zeros), "res");
-    p = mesh.dat<double, 2>(nodes, values(d.node_pairs), "p");
-    w = mesh.dat<i64, 1>(edges, values(d.edge_values), "w");
-    centres = mesh.dat<double, 2>(cells, values(d.cell_centres), "centres");
+    cells = mesh.set(b[0].count, "cells");
+    edges = mesh.set(b[1].count, "edges");
+    nodes = mesh.set(b[2].count, "nodes");
+    edge_cells = mesh.map(edges, cells, 2, values(1, m.edge_cells, 2), "edge_cells");
+    edge_nodes = mesh.map(edges, nodes, 2, values(1, m.edge_nodes, 2), "edge_nodes");
+    cell_nodes = mesh.map(cells, nodes, 3, values(0, m.cell_nodes, 3), "cell_nodes");
+    u = mesh.dat<i64, 1>(nodes, values(2, d.node_values, 1), "u");
+    q = mesh.dat<i64, 1>(cells, values(0, d.cell_values, 1), "q");
+    res = mesh.dat<i64, 1>(cells, values(0, zeros, 1), "res");
+    p = mesh.dat<double, 2>(nodes, values(2, d.node_pairs, 2), "p");
+    w = mesh.dat<i64, 1>(edges, values(1, d.edge_values, 1), "w");
+    centres = mesh.dat<double, 2>(cells, values(0, d.cell_centres, 2), "centres");
+    cells_block = b[0];
   }
+  block cells_block;
 };
+
+// The loops on this rank's share give the serial values: gathered on rank 0, and in each rank's
+// share. Collective.
+void check_distributed_loops(const pl::Runtime& rt, handles& h, const results& expected) {
+  const int rank = pm::rank_of(MPI_COMM_WORLD);
+  CHECK(h.cells.distribution() != nullptr);
+  const results got = run_loops(rt, h);
+  CHECK(got.sum == expected.sum);
+  CHECK(got.smallest == expected.smallest);
+  CHECK(got.largest == expected.largest);
+  CHECK(got.edge_sum == expected.edge_sum);
+  CHECK(got.edge_min == expected.edge_min);
+  // Halves of integers, summed in another order: exact still.
+  CHECK(got.p_sum == expected.p_sum);
+  const auto u = pm::gather(h.u), q = pm::gather(h.q), res = pm::gather(h.res);
+  const auto p = pm::gather(h.p);
+  const auto w = pm::gather(h.w);
+  if (rank == 0) {
+    CHECK(u == expected.u);
+    CHECK(q == expected.q);
+    CHECK(res == expected.res);
+    CHECK(p == expected.p);
+    CHECK(w == expected.w);
+  } else {
+    CHECK(u.empty());
+  }
+  // Each rank's share in global numbering: the owned cells' values are the serial ones, and
+  // so are all of u's on the rank (its halo was exchanged after its last change); the owned
+  // parts of all ranks number every cell once.
+  const std::span<const pl::index_t> numbers = pm::global_numbers(h.cells);
+  CHECK(numbers.size() == static_cast<std::size_t>(h.cells.size()));
+  std::vector<int> owners(static_cast<std::size_t>(h.cells.global_size()));
+  int wrong = 0;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(h.cells.owned()); ++i) {
+    const auto g = static_cast<std::size_t>(numbers[i]);
+    ++owners[g];
+    wrong += h.q.host()[i] != expected.q[g] || h.res.host()[i] != expected.res[g] ? 1 : 0;
+  }
+  const std::span<const pl::index_t> node_numbers = pm::global_numbers(h.nodes);
+  for (std::size_t i = 0; i < node_numbers.size(); ++i) {
+    wrong += h.u.host()[i] != expected.u[static_cast<std::size_t>(node_numbers[i])] ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+  pm::check(MPI_Allreduce(MPI_IN_PLACE, owners.data(), static_cast<int>(owners.size()), MPI_INT, MPI_SUM,
+                          MPI_COMM_WORLD),
+            "MPI_Allreduce");
+  CHECK(std::count(owners.begin(), owners.end(), 1) == h.cells.global_size());
+}
+
+// The declared mesh distributed each of `ways` and run: the serial values. Collective.
+void check_partitionings(const declared& decl, const std::vector<std::pair<std::string, pm::partitioning>>& ways,
+                         const results& expected) {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  for (const auto& [what, how] : ways) {
+    INFO("rank " << rank << " of " << ranks << ", partitioned " << what << ", on " << pl::backend_name(rt.kind()));
+    const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, how);
+    handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
+              local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
+              local[decl.res],        local[decl.p],          local[decl.w]};
+    CHECK(h.cells.global_size() == static_cast<pl::index_t>(expected.q.size()));
+    check_distributed_loops(rt, h, expected);
+  }
+}
 
 }  // namespace
 
@@ -186,55 +278,55 @@ TEST_CASE("loops on a distributed mesh give the serial values, halos exchanged a
       {"by graph", pm::partitioning::by_graph(decl.edge_cells)},
       {"by coordinates", pm::partitioning::by_coordinates(decl.centres)},
       {"at random, the last rank owning nothing", pm::partitioning::by_owners(decl.cells, random[0])}};
-  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
-  for (const auto& [what, how] : ways) {
-    INFO("rank " << rank << " of " << ranks << ", partitioned " << what << ", on " << pl::backend_name(rt.kind()));
-    const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, how);
-    handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
-              local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
-              local[decl.res],        local[decl.p],          local[decl.w]};
-    CHECK(h.cells.distribution() != nullptr);
-    const results got = run_loops(rt, h);
-    CHECK(got.sum == expected.sum);
-    CHECK(got.smallest == expected.smallest);
-    CHECK(got.largest == expected.largest);
-    CHECK(got.edge_sum == expected.edge_sum);
-    CHECK(got.edge_min == expected.edge_min);
-    // Halves of integers, summed in another order: exact still.
-    CHECK(got.p_sum == expected.p_sum);
-    const auto u = pm::gather(h.u), q = pm::gather(h.q), res = pm::gather(h.res);
-    const auto p = pm::gather(h.p);
-    const auto w = pm::gather(h.w);
-    if (rank == 0) {
-      CHECK(u == expected.u);
-      CHECK(q == expected.q);
-      CHECK(res == expected.res);
-      CHECK(p == expected.p);
-      CHECK(w == expected.w);
-    } else {
-      CHECK(u.empty());
-    }
-    // Each rank's share in global numbering: the owned cells' values are the serial ones, and
-    // so are all of u's on the rank (its halo was exchanged after its last change); the owned
-    // parts of all ranks number every cell once.
-    const std::span<const pl::index_t> numbers = pm::global_numbers(h.cells);
-    CHECK(numbers.size() == static_cast<std::size_t>(h.cells.size()));
-    std::vector<int> owners(static_cast<std::size_t>(h.cells.global_size()));
-    int wrong = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(h.cells.owned()); ++i) {
-      const auto g = static_cast<std::size_t>(numbers[i]);
-      ++owners[g];
-      wrong += h.q.host()[i] != expected.q[g] || h.res.host()[i] != expected.res[g] ? 1 : 0;
-    }
-    const std::span<const pl::index_t> node_numbers = pm::global_numbers(h.nodes);
-    for (std::size_t i = 0; i < node_numbers.size(); ++i) {
-      wrong += h.u.host()[i] != expected.u[static_cast<std::size_t>(node_numbers[i])] ? 1 : 0;
-    }
-    CHECK(wrong == 0);
-    pm::check(MPI_Allreduce(MPI_IN_PLACE, owners.data(), static_cast<int>(owners.size()), MPI_INT, MPI_SUM,
-                            MPI_COMM_WORLD),
-              "MPI_Allreduce");
-    CHECK(std::count(owners.begin(), owners.end(), 1) == h.cells.global_size());
+  check_partitionings(decl, ways, expected);
+}
+
+TEST_CASE("a mesh given rank by rank, each rank its block, gives the serial values", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  const results expected = serial(d);
+  declared decl(d, rank, ranks);
+  std::mt19937 rng(5);
+  const std::vector<int> random = parloop_test::random_owners(d.m, ranks, rng)[0];
+  const std::vector<int> my_owners(random.begin() + decl.cells_block.first,
+                                   random.begin() + decl.cells_block.first + decl.cells_block.count);
+  const std::vector<std::pair<std::string, pm::partitioning>> ways{
+      {"by graph", pm::partitioning::by_graph(decl.edge_cells)},
+      {"by coordinates", pm::partitioning::by_coordinates(decl.centres)},
+      {"by the owners each rank gives for its block", pm::partitioning::by_owners(decl.cells, my_owners)}};
+  check_partitionings(decl, ways, expected);
+}
+
+TEST_CASE("a share that does not fit its block is refused on every rank, naming the rank", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  // Two elements a rank, and the last rank gives one map value too few.
+  pm::global_mesh mesh(pm::values_from::each_rank);
+  const std::vector<pl::index_t> rows{0, 1}, short_rows{0};
+  const auto a = mesh.set(2, "a"), b = mesh.set(2, "b");
+  const auto m = mesh.map(a, b, 1, rank == ranks - 1 ? std::span(short_rows) : std::span(rows), "m");
+  CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, mesh, pm::partitioning::by_graph(m)),
+                    rank == ranks - 1 ? Catch::Contains(fmt::format("distribute: rank {}: map 'm' has 1 values for its "
+                                                                    "block of 2 elements of arity 1",
+                                                                    rank))
+                                      : Catch::Contains("another rank's share of the mesh does not fit"));
+  // Values in global numbering, past the set the blocks make: the root names the value.
+  pm::global_mesh far(pm::values_from::each_rank);
+  const std::vector<pl::index_t> past{0, 2 * ranks};
+  const auto fa = far.set(2, "a"), fb = far.set(2, "b");
+  const auto fm = far.map(fa, fb, 1, past, "m");
+  CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, far, pm::partitioning::by_graph(fm)),
+                    rank == 0 ? Catch::Contains(fmt::format("map 'm': value {} (element 1, slot 0) is outside set 'b' "
+                                                            "of {} elements",
+                                                            2 * ranks, 2 * ranks))
+                              : Catch::Contains("rank 0 could not partition the mesh"));
+  // The root's mesh and shares are two declarations: ranks that mix them are told so.
+  if (ranks > 1) {
+    pm::global_mesh mixed(rank == 0 ? pm::values_from::root : pm::values_from::each_rank);
+    const auto ma = mixed.set(2, "a"), mb = mixed.set(2, "b");
+    const auto mm = mixed.map(ma, mb, 1, rows, "m");
+    CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, mixed, pm::partitioning::by_graph(mm)),
+                      Catch::Contains("the ranks declare different meshes"));
   }
 }
 

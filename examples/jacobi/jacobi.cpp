@@ -4,8 +4,9 @@
 // reduces. The boundary holds u = 1, so the exact solution is u = 1 everywhere; the result
 // is also compared with the same iteration written as plain C++ loops.
 //
-// jacobi_mpi is the same program over MPI ranks (mpirun -np N jacobi_mpi [n] [iterations]): the
-// grid is made on rank 0, distributed by the graph of its edges, and gathered back there.
+// jacobi_mpi is the same program over MPI ranks (mpirun -np N jacobi_mpi [n] [iterations]): each
+// rank gives a block of the grid's nodes and edges, as a program reading its part of a mesh file
+// would; the grid is distributed by the graph of its edges and gathered back on rank 0.
 #include <parloop/parloop.hpp>
 #if PARLOOP_JACOBI_MPI
 #include <parloop/mpi/distribute.hpp>
@@ -15,7 +16,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pl = parloop;
@@ -64,13 +67,24 @@ struct grid_handles {
 
 #if PARLOOP_JACOBI_MPI
 bool prints() { return pl::mpi::rank_of(MPI_COMM_WORLD) == 0; }
-// Collective; `g` is read on rank 0 only.
+// Collective. Each rank declares its block of every set (the ranks' blocks in rank order), with
+// its edges' rows of the map (in the nodes' global numbering) and its elements' values.
 grid_handles on_runtime(const pl::Runtime& rt, const grid& g) {
   namespace pm = pl::mpi;
-  pm::global_mesh mesh;
-  const auto nodes = mesh.set(g.n_nodes, "nodes"), edges = mesh.set(static_cast<pl::index_t>(g.weight.size()), "edges");
-  const auto pedge = mesh.map(edges, nodes, 2, g.edge_nodes, "pedge");
-  const auto A = mesh.dat<double, 1>(edges, g.weight, "A"), r = mesh.dat<double, 1>(nodes, g.rhs, "r");
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  // [first, end) of n elements.
+  const auto block = [&](std::size_t n) {
+    return std::pair{n * static_cast<std::size_t>(rank) / static_cast<std::size_t>(ranks),
+                     n * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(ranks)};
+  };
+  const auto [n0, n1] = block(static_cast<std::size_t>(g.n_nodes));
+  const auto [e0, e1] = block(g.weight.size());
+  pm::global_mesh mesh(pm::values_from::each_rank);
+  const auto nodes = mesh.set(static_cast<pl::index_t>(n1 - n0), "nodes");
+  const auto edges = mesh.set(static_cast<pl::index_t>(e1 - e0), "edges");
+  const auto pedge = mesh.map(edges, nodes, 2, std::span(g.edge_nodes).subspan(2 * e0, 2 * (e1 - e0)), "pedge");
+  const auto A = mesh.dat<double, 1>(edges, std::span(g.weight).subspan(e0, e1 - e0), "A");
+  const auto r = mesh.dat<double, 1>(nodes, std::span(g.rhs).subspan(n0, n1 - n0), "r");
   const pm::distributed_mesh mine(rt, MPI_COMM_WORLD, mesh, pm::partitioning::by_graph(pedge));
   return {mine[nodes], mine[edges], mine[pedge], mine[A], mine[r]};
 }
@@ -87,8 +101,8 @@ std::vector<double> result(const pl::Dat<double>& u) { return {u.host().begin(),
 #endif
 
 int jacobi(int n, int iterations) {
-  // Over MPI, rank 0 makes the grid and the others declare it empty.
-  const grid g = prints() ? make_grid(n) : grid{};
+  // Over MPI every rank makes the grid and gives its block of it (a program would read its part).
+  const grid g = make_grid(n);
   const int n_edges = static_cast<int>(g.weight.size());
 
   const pl::Runtime rt = pl::Runtime::open();

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // A program's global mesh distributed over the ranks of a communicator, as OP2 partitions one:
 // every rank declares the same sets, maps and dats (the sizes and values are read on the root
-// only, so only the root need read the mesh); distribute() partitions one set, derives the owners
-// of the others, plans every rank's regions on the root, sends each rank its plan and its values,
+// only, so only the root need read the mesh -- or each rank gives a block of each set, read in
+// parallel, and the blocks are put together on the root); distributed_mesh partitions one set,
+// derives the owners of the others, plans every rank's regions on the root, sends each rank its
+// plan and its values,
 // and gives back ordinary parloop handles: par_loop runs on them unchanged, with halos exchanged
 // and reductions combined across the ranks (exec/distributed_loop.hpp). gather() brings a dat back
 // in global numbering; global_numbers() numbers each rank's share.
@@ -10,12 +12,15 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <any>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -54,11 +59,21 @@ struct dat_id {
   int index;
 };
 
+// Where a global mesh's sizes and values are read.
+enum class values_from {
+  // The root's: the whole mesh (the other ranks' may be zero and empty; they are not read).
+  root,
+  // Every rank's: a block of each set, the blocks in rank order making its global numbering, with
+  // the rows of the maps from that block (their values in the target's global numbering) and
+  // the values of the dats on it. A partitioning by_owners gives the block's owners.
+  each_rank,
+};
+
 // The mesh as the whole program sees it. Declared alike on every rank, in the same order; sizes
-// and values are read on the root rank only (elsewhere they may be zero and empty), and must
-// stay alive until distribute() returns.
+// and values are read as `from` says, and must stay alive until distributed_mesh is made.
 class global_mesh {
  public:
+  explicit global_mesh(values_from from = values_from::root) : from_(from) {}
   set_id set(index_t size, std::string name) {
     sets_.push_back({size, std::move(name)});
     return {static_cast<int>(sets_.size()) - 1};
@@ -114,13 +129,14 @@ class global_mesh {
   }
   // What must be alike on every rank: names, maps' ends and arities, dats' sets, types and dims.
   std::string declarations() const {
-    std::string out;
+    std::string out = from_ == values_from::root ? "from the root;" : "from each rank;";
     for (const set_decl& s : sets_) out += fmt::format("set {};", s.name);
     for (const map_decl& m : maps_) out += fmt::format("map {} {}->{} x{};", m.name, m.map.from, m.map.to, m.map.arity);
     for (const dat_decl& d : dats_) out += fmt::format("dat {} on {} {}x{};", d.name, d.set, ir::type_name(d.type), d.dim);
     return out;
   }
 
+  values_from from_;
   std::vector<set_decl> sets_;
   std::vector<map_decl> maps_;
   std::vector<dat_decl> dats_;
@@ -146,7 +162,8 @@ class partitioning {
     p.dat_ = coordinates.index;
     return p;
   }
-  // Set `s` owned as `owners` says (read on the root).
+  // Set `s` owned as `owners` says (read on the root; or, with values_from::each_rank, each rank's
+  // for its block).
   static partitioning by_owners(set_id s, std::vector<int> owners) {
     partitioning p;
     p.kind_ = kind::given;
@@ -169,14 +186,19 @@ class distributed_mesh {
  public:
   // Collective over `user_comm`: every rank calls it with the mesh declared alike. Its messages
   // travel on the link's duplicate of it, apart from the program's own.
-  distributed_mesh(const Runtime& rt, MPI_Comm user_comm, const global_mesh& mesh, const partitioning& how,
+  distributed_mesh(const Runtime& rt, MPI_Comm user_comm, const global_mesh& given, const partitioning& given_how,
                    int root = 0)
       : link_(std::make_shared<mpi_link>(user_comm)) {
     const MPI_Comm comm = link_->comm();
     const int rank = link_->rank(), ranks = link_->ranks();
     if (root < 0 || root >= ranks) throw argument_error(fmt::format("distribute: root {} of {} ranks", root, ranks));
     agree_on_backends(rt);
-    agree_on_declarations(mesh, root);
+    agree_on_declarations(given, root);
+    // A mesh given rank by rank is put together on the root, which plans it as one it had read.
+    std::optional<whole_mesh> gathered;
+    if (given.from_ == values_from::each_rank) put_together(gathered.emplace(), *link_, given, given_how, root);
+    const global_mesh& mesh = gathered ? gathered->mesh : given;
+    const partitioning& how = gathered ? gathered->how : given_how;
     // The root plans; every rank learns whether it could before any waits for a plan.
     std::vector<rank_plan> plans;
     std::vector<index_t> sizes(mesh.sets_.size());
@@ -226,6 +248,93 @@ class distributed_mesh {
   MPI_Comm comm() const { return link_->comm(); }
 
  private:
+  // A mesh given rank by rank, put together on the root (elsewhere only its declarations): the
+  // values the root's mesh points into live here.
+  struct whole_mesh {
+    global_mesh mesh{values_from::root};
+    partitioning how;
+    std::vector<std::vector<index_t>> map_values;
+    std::vector<std::vector<std::byte>> dat_values;
+  };
+
+  template <class T>
+  static std::vector<T> values_of(const std::vector<std::byte>& bytes) {
+    std::vector<T> v(bytes.size() / sizeof(T));
+    if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+  }
+
+  // Each rank's share of the mesh on the root, as one mesh. Collective.
+  static void put_together(whole_mesh& whole, mpi_link& link, const global_mesh& shares, const partitioning& how,
+                           int root) {
+    whole.how = how;
+    // Each rank checks its own shares; all hear whether every rank's fit before anything is sent.
+    std::string problem;
+    const auto block = [&](int set) {
+      return static_cast<std::size_t>(std::max<index_t>(shares.sets_[static_cast<std::size_t>(set)].size, 0));
+    };
+    const auto found = [&problem](bool wrong, const auto& say) {
+      if (wrong && problem.empty()) problem = say();
+    };
+    for (const global_mesh::set_decl& s : shares.sets_) {
+      found(s.size < 0, [&] { return fmt::format("its block of set '{}' has {} elements", s.name, s.size); });
+    }
+    for (const global_mesh::map_decl& m : shares.maps_) {
+      found(m.map.arity < 1 || m.map.values.size() != block(m.map.from) * static_cast<std::size_t>(m.map.arity), [&] {
+        return fmt::format("map '{}' has {} values for its block of {} elements of arity {}", m.name,
+                           m.map.values.size(), block(m.map.from), m.map.arity);
+      });
+    }
+    for (const global_mesh::dat_decl& d : shares.dats_) {
+      found(d.values.size() != block(d.set) * ir::size_of(d.type) * static_cast<std::size_t>(d.dim), [&] {
+        return fmt::format("dat '{}' has {} bytes of values for its block of {} elements of {} {}", d.name,
+                           d.values.size(), block(d.set), d.dim, ir::type_name(d.type));
+      });
+    }
+    const bool owners_given = how.kind_ == partitioning::kind::given && how.set_ >= 0 &&
+                              static_cast<std::size_t>(how.set_) < shares.sets_.size();
+    found(owners_given && how.owners_.size() != block(how.set_), [&] {
+      return fmt::format("{} owners given for its block of {} elements of set '{}'", how.owners_.size(),
+                         block(how.set_), shares.sets_[static_cast<std::size_t>(how.set_)].name);
+    });
+    if (!link.all(problem.empty())) {
+      throw argument_error(problem.empty() ? "distribute: another rank's share of the mesh does not fit (its error says "
+                                             "why)"
+                                           : fmt::format("distribute: rank {}: {}", link.rank(), problem));
+    }
+    std::vector<std::int64_t> sizes;
+    for (const global_mesh::set_decl& s : shares.sets_) sizes.push_back(s.size);
+    link.all_reduce(sizes.data(), static_cast<int>(sizes.size()), ir::scalar_type::int64, access::inc);
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+      if (sizes[s] > std::numeric_limits<index_t>::max()) {
+        throw argument_error(fmt::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
+                                         "parloop's 32-bit indices reach",
+                                         shares.sets_[s].name, sizes[s]));
+      }
+      whole.mesh.sets_.push_back({static_cast<index_t>(sizes[s]), shares.sets_[s].name});
+    }
+    const auto gathered = [&](std::span<const std::byte> mine, const std::string& what) {
+      return gather_blocks(link.comm(), mine, root, what);
+    };
+    for (const global_mesh::map_decl& m : shares.maps_) {
+      whole.map_values.push_back(values_of<index_t>(gathered(std::as_bytes(m.map.values), "map '" + m.name + "'")));
+    }
+    for (const global_mesh::dat_decl& d : shares.dats_) whole.dat_values.push_back(gathered(d.values, "dat '" + d.name + "'"));
+    if (owners_given) whole.how.owners_ = values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
+    // Only the root's values are read: its mesh points into what arrived.
+    const bool at_root = link.rank() == root;
+    for (std::size_t m = 0; m < shares.maps_.size(); ++m) {
+      global_mesh::map_decl d = shares.maps_[m];
+      if (at_root) d.map.values = whole.map_values[m];
+      whole.mesh.maps_.push_back(std::move(d));
+    }
+    for (std::size_t i = 0; i < shares.dats_.size(); ++i) {
+      global_mesh::dat_decl d = shares.dats_[i];
+      if (at_root) d.values = std::span<const std::byte>(whole.dat_values[i]);
+      whole.mesh.dats_.push_back(std::move(d));
+    }
+  }
+
   // A host rank runs a loop's lambda where a device rank takes part in agreeing on its kernel
   // with the others (cache/kernel_cache.hpp): ranks on the host and on devices would wait for
   // each other. Devices of different kinds agree (each compiles what it cannot take).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A distributed array back in global numbering: each rank's owned values, placed by their global
-// numbers on one rank -- to compare with a serial run, or to write out.
+// numbers on one rank -- to compare with a serial run, or to write out; and the blocks of a mesh
+// given rank by rank, put together on one rank.
 #pragma once
 
 #include <mpi.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -79,6 +81,33 @@ std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, inde
     placed[static_cast<std::size_t>(g)] = 1;
     std::memcpy(&out[static_cast<std::size_t>(g) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
   }
+  return out;
+}
+
+// On `root`, every rank's `mine` one after another in rank order (empty elsewhere): the blocks of
+// a mesh given rank by rank, put together. Collective; refused on every rank where the whole would
+// not fit one message.
+inline std::vector<std::byte> gather_blocks(MPI_Comm comm, std::span<const std::byte> mine, int root,
+                                            const std::string& what) {
+  const int rank = rank_of(comm), size = size_of(comm);
+  const auto count = static_cast<long long>(mine.size());
+  std::vector<long long> counts(rank == root ? static_cast<std::size_t>(size) : 0);
+  check(MPI_Gather(&count, 1, MPI_LONG_LONG, counts.data(), 1, MPI_LONG_LONG, root, comm), "MPI_Gather");
+  long long total = 0;
+  std::vector<int> ints, offsets;
+  for (const long long c : counts) {
+    total += c;
+    if (total > std::numeric_limits<int>::max()) break;
+    offsets.push_back(static_cast<int>(total - c));
+    ints.push_back(static_cast<int>(c));
+  }
+  int ok = rank != root || total <= std::numeric_limits<int>::max() ? 1 : 0;
+  check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+  if (ok == 0) throw argument_error(fmt::format("distribute: the ranks' shares of {} are too large for one message", what));
+  std::vector<std::byte> out(static_cast<std::size_t>(total));
+  check(MPI_Gatherv(mine.data(), static_cast<int>(count), MPI_BYTE, out.data(), ints.data(), offsets.data(), MPI_BYTE,
+                    root, comm),
+        "MPI_Gatherv");
   return out;
 }
 
