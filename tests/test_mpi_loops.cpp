@@ -309,19 +309,26 @@ TEST_CASE("a share that does not fit its block is refused on every rank, naming 
                     rank == ranks - 1 ? Catch::Contains(fmt::format("distribute: rank {}: map 'm' has 1 values for its "
                                                                     "block of 2 elements of arity 1",
                                                                     rank))
-                                      : Catch::Contains("another rank's share of the mesh does not fit"));
-  // Values in global numbering, past the set the blocks make: the root names the value.
+                                      : Catch::Contains(fmt::format("rank {}'s share of the mesh does not fit", ranks - 1)));
+  // Values in global numbering, past the set the blocks make: each rank names its own row.
   pm::global_mesh far(pm::values_from::each_rank);
   const std::vector<pl::index_t> past{0, 2 * ranks};
   const auto fa = far.set(2, "a"), fb = far.set(2, "b");
   const auto fm = far.map(fa, fb, 1, past, "m");
   CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, far, pm::partitioning::by_graph(fm)),
-                    rank == 0 ? Catch::Contains(fmt::format("map 'm': value {} (element 1, slot 0) is outside set 'b' "
-                                                            "of {} elements",
-                                                            2 * ranks, 2 * ranks))
-                              : Catch::Contains("rank 0 could not partition the mesh"));
-  // The root's mesh and shares are two declarations: ranks that mix them are told so.
+                    Catch::Contains(fmt::format("distribute: rank {}: map 'm': value {} (row 1 of its block, slot 0) is "
+                                                "outside set 'b' of {} elements",
+                                                rank, 2 * ranks, 2 * ranks)));
   if (ranks > 1) {
+    // Owners for their blocks from some ranks only.
+    pm::global_mesh good(pm::values_from::each_rank);
+    const auto ga = good.set(2, "a"), gb = good.set(2, "b");
+    const auto gm = good.map(ga, gb, 1, rows, "m");
+    CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, good,
+                                           rank == 0 ? pm::partitioning::by_owners(ga, {0, 0})
+                                                     : pm::partitioning::by_graph(gm)),
+                      Catch::Contains("with values_from::each_rank every rank partitions alike"));
+    // The root's mesh and shares are two declarations: ranks that mix them are told so.
     pm::global_mesh mixed(rank == 0 ? pm::values_from::root : pm::values_from::each_rank);
     const auto ma = mixed.set(2, "a"), mb = mixed.set(2, "b");
     const auto mm = mixed.map(ma, mb, 1, rows, "m");

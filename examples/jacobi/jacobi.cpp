@@ -5,8 +5,9 @@
 // is also compared with the same iteration written as plain C++ loops.
 //
 // jacobi_mpi is the same program over MPI ranks (mpirun -np N jacobi_mpi [n] [iterations]): each
-// rank gives a block of the grid's nodes and edges, as a program reading its part of a mesh file
-// would; the grid is distributed by the graph of its edges and gathered back on rank 0.
+// rank gives a block of the grid's nodes and edges -- what a program reading its part of a mesh
+// file would have; here each makes the whole grid and takes its block -- the grid is distributed
+// by the graph of its edges and gathered back on rank 0.
 #include <parloop/parloop.hpp>
 #if PARLOOP_JACOBI_MPI
 #include <parloop/mpi/distribute.hpp>

@@ -391,13 +391,9 @@ class kernel_cache {
     std::int32_t holder = have != nullptr ? link.rank() : link.ranks();
     link.all_reduce(&holder, 1, ir::scalar_type::int32, access::min);
     if (holder == link.ranks()) holder = 0;
-    const auto send = [&link, material, holder](const launcher& l) {
-      std::string bytes = cache::encode_entry(material, l.record());
-      link.broadcast(bytes, holder);
-    };
     if (link.rank() == holder) {
       if (have != nullptr) {
-        send(*have);
+        send_entry(link, holder, material, [have] { return have->record(); });
         return mine;
       }
       try {
@@ -409,23 +405,27 @@ class kernel_cache {
         throw;
       }
       if (!device.records_after_first_launch()) {
-        if (disk != nullptr) disk->store(material, key, mine->record());
-        send(*mine);
+        const cache::kernel_record record = send_entry(link, holder, material, [&l = *mine] { return l.record(); });
+        if (disk != nullptr) disk->store(material, key, record);
         return mine;
       }
       // Its record is taken once it has run (PoCL finishes a kernel at its first launch): the
       // others wait in the broadcast meanwhile, within the same loop's launch.
-      mine->after_first_launch([&device, disk, material, key, send, &l = *mine] {
-        device.wait();
-        if (disk != nullptr) disk->store(material, key, l.record());
-        send(l);
+      mine->after_first_launch([&device, &link, holder, disk, material, key, &l = *mine] {
+        const cache::kernel_record record = send_entry(link, holder, material, [&] {
+          device.wait();
+          return l.record();
+        });
+        if (disk != nullptr) disk->store(material, key, record);
       });
       return mine;
     }
     std::string bytes;
     link.broadcast(bytes, holder);
     if (have != nullptr) return mine;
-    if (bytes.empty()) throw error(fmt::format("kernel '{}': rank {} could not compile it (its error says why)", name, holder));
+    if (bytes.empty()) {
+      throw error(fmt::format("kernel '{}': rank {} could not compile or send it (its error says why)", name, holder));
+    }
     const cache::decoded_entry got =
         cache::decode_entry(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()), &material);
     if (got.record) {
@@ -442,6 +442,25 @@ class kernel_cache {
       cache::log("kernel '{}' from rank {} is not for this device ({}): compiling it here", name, holder, got.problem);
     }
     return compile(device, source, name);
+  }
+
+  // On the holder of an agreement: sends the entry of the record `made()` gives, and returns the
+  // record -- or, where that throws, sends an empty entry, so that no rank waits for one, and
+  // throws on.
+  template <class Made>
+  static cache::kernel_record send_entry(rank_link& link, int holder, const cache::key_material& material, Made&& made) {
+    cache::kernel_record record;
+    std::string bytes;
+    try {
+      record = made();
+      bytes = cache::encode_entry(material, record);
+    } catch (...) {
+      std::string none;
+      link.broadcast(none, holder);
+      throw;
+    }
+    link.broadcast(bytes, holder);
+    return record;
   }
 
   std::unique_ptr<launcher> compile(device_backend& device, const exec::kernel_source& source, const std::string& name) {

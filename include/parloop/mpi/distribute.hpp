@@ -4,9 +4,8 @@
 // only, so only the root need read the mesh -- or each rank gives a block of each set, read in
 // parallel, and the blocks are put together on the root); distributed_mesh partitions one set,
 // derives the owners of the others, plans every rank's regions on the root, sends each rank its
-// plan and its values,
-// and gives back ordinary parloop handles: par_loop runs on them unchanged, with halos exchanged
-// and reductions combined across the ranks (exec/distributed_loop.hpp). gather() brings a dat back
+// plan and its values, and gives back ordinary parloop handles: par_loop runs on them unchanged,
+// with halos exchanged and reductions combined across the ranks (exec/distributed_loop.hpp). gather() brings a dat back
 // in global numbering; global_numbers() numbers each rank's share.
 #pragma once
 
@@ -73,7 +72,8 @@ enum class values_from {
 // and values are read as `from` says, and must stay alive until distributed_mesh is made.
 class global_mesh {
  public:
-  explicit global_mesh(values_from from = values_from::root) : from_(from) {}
+  global_mesh() = default;
+  explicit global_mesh(values_from from) : from_(from) {}
   set_id set(index_t size, std::string name) {
     sets_.push_back({size, std::move(name)});
     return {static_cast<int>(sets_.size()) - 1};
@@ -136,7 +136,7 @@ class global_mesh {
     return out;
   }
 
-  values_from from_;
+  values_from from_ = values_from::root;
   std::vector<set_decl> sets_;
   std::vector<map_decl> maps_;
   std::vector<dat_decl> dats_;
@@ -268,8 +268,18 @@ class distributed_mesh {
   static void put_together(whole_mesh& whole, mpi_link& link, const global_mesh& shares, const partitioning& how,
                            int root) {
     whole.how = how;
-    // Each rank checks its own shares; all hear whether every rank's fit before anything is sent.
+    // Each rank checks its own shares; every rank hears whether all fit, and the first rank whose
+    // did not, before anything is sent.
     std::string problem;
+    const auto agree_all_fit = [&link, &problem] {
+      std::int32_t first = problem.empty() ? link.ranks() : link.rank();
+      link.all_reduce(&first, 1, ir::scalar_type::int32, access::min);
+      if (first == link.ranks()) return;
+      throw argument_error(problem.empty() ? fmt::format("distribute: rank {}'s share of the mesh does not fit (its "
+                                                         "error says why)",
+                                                         first)
+                                           : fmt::format("distribute: rank {}: {}", link.rank(), problem));
+    };
     const auto block = [&](int set) {
       return static_cast<std::size_t>(std::max<index_t>(shares.sets_[static_cast<std::size_t>(set)].size, 0));
     };
@@ -277,7 +287,7 @@ class distributed_mesh {
       if (wrong && problem.empty()) problem = say();
     };
     for (const global_mesh::set_decl& s : shares.sets_) {
-      found(s.size < 0, [&] { return fmt::format("its block of set '{}' has {} elements", s.name, s.size); });
+      found(s.size < 0, [&] { return fmt::format("its block of set '{}' has a negative size, {}", s.name, s.size); });
     }
     for (const global_mesh::map_decl& m : shares.maps_) {
       found(m.map.arity < 1 || m.map.values.size() != block(m.map.from) * static_cast<std::size_t>(m.map.arity), [&] {
@@ -297,10 +307,13 @@ class distributed_mesh {
       return fmt::format("{} owners given for its block of {} elements of set '{}'", how.owners_.size(),
                          block(how.set_), shares.sets_[static_cast<std::size_t>(how.set_)].name);
     });
-    if (!link.all(problem.empty())) {
-      throw argument_error(problem.empty() ? "distribute: another rank's share of the mesh does not fit (its error says "
-                                             "why)"
-                                           : fmt::format("distribute: rank {}: {}", link.rank(), problem));
+    agree_all_fit();
+    // Owners given for their blocks travel from every rank, or from none.
+    const bool all_give_owners = link.all(owners_given), none_give_owners = link.all(!owners_given);
+    if (!all_give_owners && !none_give_owners) {
+      throw argument_error(fmt::format("distribute: rank {} {} owners for its block and other ranks do not: with "
+                                       "values_from::each_rank every rank partitions alike",
+                                       link.rank(), owners_given ? "gives" : "gives no"));
     }
     std::vector<std::int64_t> sizes;
     for (const global_mesh::set_decl& s : shares.sets_) sizes.push_back(s.size);
@@ -313,6 +326,19 @@ class distributed_mesh {
       }
       whole.mesh.sets_.push_back({static_cast<index_t>(sizes[s]), shares.sets_[s].name});
     }
+    // Each rank's rows against the sets the blocks make: the rank, row and slot named.
+    for (const global_mesh::map_decl& m : shares.maps_) {
+      const std::int64_t targets = sizes[static_cast<std::size_t>(m.map.to)];
+      for (std::size_t i = 0; i < m.map.values.size() && problem.empty(); ++i) {
+        found(m.map.values[i] < 0 || m.map.values[i] >= targets, [&] {
+          return fmt::format("map '{}': value {} (row {} of its block, slot {}) is outside set '{}' of {} elements",
+                             m.name, m.map.values[i], i / static_cast<std::size_t>(m.map.arity),
+                             i % static_cast<std::size_t>(m.map.arity),
+                             shares.sets_[static_cast<std::size_t>(m.map.to)].name, targets);
+        });
+      }
+    }
+    agree_all_fit();
     const auto gathered = [&](std::span<const std::byte> mine, const std::string& what) {
       return gather_blocks(link.comm(), mine, root, what);
     };
@@ -339,13 +365,13 @@ class distributed_mesh {
   // with the others (cache/kernel_cache.hpp): ranks on the host and on devices would wait for
   // each other. Devices of different kinds agree (each compiles what it cannot take).
   void agree_on_backends(const Runtime& rt) {
-    const bool on_host = rt.kind() == backend_kind::host;
-    const bool all_on_host = link_->all(on_host);
-    const bool none_on_host = link_->all(!on_host);
-    if (!all_on_host && !none_on_host) {
-      throw argument_error(fmt::format("distribute: rank {} runs on {} and other ranks do not: the ranks run either all "
-                                       "on the host or all on devices (PARLOOP_BACKEND alike on every rank)",
-                                       link_->rank(), backend_name(rt.kind())));
+    std::int32_t on_host = rt.kind() == backend_kind::host ? 1 : 0;
+    link_->all_reduce(&on_host, 1, ir::scalar_type::int32, access::inc);
+    if (on_host != 0 && on_host != link_->ranks()) {
+      throw argument_error(fmt::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
+                                       "on {}): the ranks run either all on the host or all on devices (OpenCL and "
+                                       "CUDA ones may mix)",
+                                       on_host, link_->ranks(), link_->rank(), backend_name(rt.kind())));
     }
   }
 
