@@ -252,10 +252,11 @@ class kernel_cache {
     const rank_link* link = agreeing_on::link();
     return link == nullptr || c.last_agreed.load(std::memory_order_acquire) == link->id;
   }
+  static bool agreed_over(const compiled_kernel& c, const rank_link& link) {
+    return std::find(c.agreed_over.begin(), c.agreed_over.end(), link.id) != c.agreed_over.end();
+  }
   static void mark_agreed(compiled_kernel& c, const rank_link& link) {
-    if (std::find(c.agreed_over.begin(), c.agreed_over.end(), link.id) == c.agreed_over.end()) {
-      c.agreed_over.push_back(link.id);
-    }
+    if (!agreed_over(c, link)) c.agreed_over.push_back(link.id);
     c.last_agreed.store(link.id, std::memory_order_release);
   }
 
@@ -287,7 +288,7 @@ class kernel_cache {
       compiled_kernel* c = it->get();
       if (c->loaded != nullptr) {
         if (link != nullptr) {
-          if (std::find(c->agreed_over.begin(), c->agreed_over.end(), link->id) == c->agreed_over.end()) {
+          if (!agreed_over(*c, *link)) {
             // Held, but not agreed on over this link yet: this rank takes part as one that has
             // it. (A distributed loop runs on one thread per rank, and a loaded kernel stays
             // while its backend is open: the lock need not be held meanwhile.)

@@ -46,6 +46,16 @@
 
 namespace parloop::mpi {
 
+namespace detail {
+// Values of type T from bytes that travelled (a rank with none has no pointers to copy with).
+template <class T>
+std::vector<T> values_of(const std::vector<std::byte>& bytes) {
+  std::vector<T> v(bytes.size() / sizeof(T));
+  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+}  // namespace detail
+
 // Handles of what a global_mesh declares.
 struct set_id {
   int index;
@@ -89,10 +99,7 @@ class global_mesh {
     check_set(on, name);
     dats_.push_back({on.index, ir::scalar_of<T>(), Dim, std::as_bytes(values), std::move(name),
                      [](const Set& s, std::vector<std::byte> bytes, const std::string& n) -> std::any {
-                       std::vector<T> v(bytes.size() / sizeof(T));
-                       // A rank with none of the set has nothing to copy (and no pointers to copy with).
-                       if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-                       Dat<T, Dim> d(s, std::move(v), n);
+                       Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
                        // Halo values came from the mesh: current.
                        d.state().halo_current = true;
                        return d;
@@ -257,13 +264,6 @@ class distributed_mesh {
     std::vector<std::vector<std::byte>> dat_values;
   };
 
-  template <class T>
-  static std::vector<T> values_of(const std::vector<std::byte>& bytes) {
-    std::vector<T> v(bytes.size() / sizeof(T));
-    if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-    return v;
-  }
-
   // Each rank's share of the mesh on the root, as one mesh. Collective.
   static void put_together(whole_mesh& whole, mpi_link& link, const global_mesh& shares, const partitioning& how,
                            int root) {
@@ -343,10 +343,10 @@ class distributed_mesh {
       return gather_blocks(link.comm(), mine, root, what);
     };
     for (const global_mesh::map_decl& m : shares.maps_) {
-      whole.map_values.push_back(values_of<index_t>(gathered(std::as_bytes(m.map.values), "map '" + m.name + "'")));
+      whole.map_values.push_back(detail::values_of<index_t>(gathered(std::as_bytes(m.map.values), "map '" + m.name + "'")));
     }
     for (const global_mesh::dat_decl& d : shares.dats_) whole.dat_values.push_back(gathered(d.values, "dat '" + d.name + "'"));
-    if (owners_given) whole.how.owners_ = values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
+    if (owners_given) whole.how.owners_ = detail::values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
     // Only the root's values are read: its mesh points into what arrived.
     const bool at_root = link.rank() == root;
     for (std::size_t m = 0; m < shares.maps_.size(); ++m) {
