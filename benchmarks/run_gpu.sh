@@ -46,12 +46,16 @@ for step in "${steps[@]}"; do
     sanitize)
       # Every kernel of the CUDA tests under memcheck (also leaks of device memory) and racecheck
       # (shared memory hazards: the reductions' combines, a plan's staged increments).
+      # test_device_loops is an executable of its own; test_cuda and test_coloring are files of
+      # test_units, run by their tag.
       for tool in memcheck racecheck; do
         for t in test_cuda test_device_loops test_coloring; do
           extra=()
           [ "$tool" = memcheck ] && extra=(--leak-check full)
+          run=("$build/tests/test_units" --filenames-as-tags "[#$t]")
+          [ "$t" = test_device_loops ] && run=("$build/tests/$t")
           PARLOOP_TEST_BACKEND=cuda PARLOOP_TEST_COMPILE_KERNELS=0 \
-            compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 "$build/tests/$t" \
+            compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 "${run[@]}" \
             >"$out/$tool-$t.log" 2>&1 || status=1
           note "$tool $t: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$t.log" | tail -1)"
         done

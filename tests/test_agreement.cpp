@@ -17,6 +17,9 @@
 #include "random_mesh.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_agreement {
+
 namespace pl = parloop;
 using Catch::Matchers::Contains;
 using parloop_test::check_values;
@@ -230,3 +233,5 @@ TEST_CASE("INC, MIN and MAX into globals of several components agree", "[agreeme
   CHECK(got.high == want.high);
   CHECK(want.low == std::vector<std::int32_t>{-50, -50});
 }
+
+}  // namespace test_agreement

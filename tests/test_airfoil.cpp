@@ -22,6 +22,9 @@
 #include "../examples/airfoil/solver.hpp"
 #include "device_under_test.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_airfoil {
+
 namespace pl = parloop;
 
 namespace {
@@ -181,3 +184,5 @@ TEST_CASE("Airfoil on the device under test: the host backend's solution", "[air
     CHECK(got_rms == Approx(want_rms).epsilon(1e-9));
   }
 }
+
+}  // namespace test_airfoil

@@ -19,6 +19,9 @@
 #include "scoped_env.hpp"
 #include "temporary_folder.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_autotune {
+
 namespace pl = parloop;
 using parloop_test::check_value;
 using parloop_test::check_values;
@@ -200,3 +203,5 @@ TEST_CASE("a choice's record reads back as written; damaged ones are refused", "
   damaged[5] = 0x80;  // a negative block
   CHECK_FALSE(d::choice_from_bytes(damaged));
 }
+
+}  // namespace test_autotune

@@ -27,6 +27,9 @@
 #include "sample_kernels.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_codegen {
+
 namespace pl = parloop;
 namespace cg = parloop::codegen;
 using Catch::Matchers::Contains;
@@ -711,3 +714,5 @@ void scaled(double* x) { x[0] *= gam; }
   }
 #endif
 }
+
+}  // namespace test_codegen

@@ -21,6 +21,9 @@
 #include "random_mesh.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_coloring {
+
 namespace pl = parloop;
 using parloop_test::random_map;
 using parloop_test::random_values;
@@ -334,3 +337,5 @@ TEST_CASE("a loop a plan cannot hold is refused, naming it, before anything is c
   pl::par_loop(k, from, pl::conflicts::colors, r(pl::INC, m));
   CHECK(r.host()[64 % 100] + r.host()[(65 + 64) % 100] > 0.0);
 }
+
+}  // namespace test_coloring

@@ -13,6 +13,9 @@
 #include "fake_backend.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_core {
+
 namespace pl = parloop;
 using Catch::Matchers::Contains;
 using parloop_test::scoped_env;
@@ -294,3 +297,5 @@ TEST_CASE("braced values are values, and a moved-from object is an error", "[cor
   CHECK_THROWS_WITH(moved_global.value(), Contains("a Global that was moved from is used"));
   CHECK(kept_global.value() == 1.0);
 }
+
+}  // namespace test_core

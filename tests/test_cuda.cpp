@@ -20,6 +20,9 @@
 #include "sample_kernels.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_cuda {
+
 namespace pl = parloop;
 namespace cu = parloop::backend::cuda;
 using Catch::Matchers::Contains;
@@ -245,3 +248,5 @@ TEST_CASE("PARLOOP_FAST_MATH=1 compiles with --use_fast_math, part of the device
   const parloop_test::scoped_env wrong("PARLOOP_FAST_MATH", "yes");
   CHECK_THROWS_WITH(gpu(), Contains("PARLOOP_FAST_MATH is 'yes'"));
 }
+
+}  // namespace test_cuda

@@ -14,6 +14,9 @@
 #include "compile_all.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_cuda_device {
+
 namespace pl = parloop;
 namespace cu = parloop::backend::cuda;
 using Catch::Matchers::Contains;
@@ -172,3 +175,5 @@ TEST_CASE("without a driver, CUDA is unavailable and says why; the program runs 
   // The best backend is another one.
   CHECK(pl::Runtime::open().kind() != pl::backend_kind::cuda);
 }
+
+}  // namespace test_cuda_device

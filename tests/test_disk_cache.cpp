@@ -36,6 +36,9 @@
 #include "scoped_env.hpp"
 #include "temporary_folder.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_disk_cache {
+
 namespace pl = parloop;
 namespace pc = parloop::cache;
 using Catch::Matchers::Contains;
@@ -605,3 +608,5 @@ TEST_CASE("16 processes started together on an empty cache: right answers, one c
     CHECK(r.disk_hits == 3);
   }
 }
+
+}  // namespace test_disk_cache

@@ -11,6 +11,9 @@
 #include "check_values.hpp"
 #include "random_mesh.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_dsl {
+
 namespace pl = parloop;
 using Catch::Matchers::Contains;
 using parloop_test::check_values;
@@ -312,3 +315,5 @@ TEST_CASE("symbolic values outside a trace are an error, not a crash", "[dsl][tr
   CHECK_FALSE(pl::dsl::tracing());
   CHECK_THROWS_AS(pl::dsl::recorder(), pl::trace_error);
 }
+
+}  // namespace test_dsl

@@ -12,6 +12,9 @@
 
 #include "device_under_test.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_errors {
+
 namespace pl = parloop;
 using Catch::Matchers::Contains;
 
@@ -186,3 +189,5 @@ TEST_CASE("RW and WRITE through a map must reach distinct targets; INC, MIN and 
   pl::par_loop(count, many, m.on_cells(pl::INC, onto_one, 0));
   CHECK(m.on_cells.host()[2] == 1005.0);
 }
+
+}  // namespace test_errors

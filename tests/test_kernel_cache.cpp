@@ -16,6 +16,9 @@
 #include "fake_backend.hpp"
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_kernel_cache {
+
 namespace pl = parloop;
 using parloop_test::fake_backend;
 using parloop_test::runtime_on;
@@ -274,3 +277,5 @@ TEST_CASE("the report: totals, then one row per kernel name in order of appearan
         "parloop stats: compiled=0 disk_hits=0 memory_hits=0 launches=0\n"
         "  kernel      calls     time (s)  compile (s)     load (s)       GB/s\n");
 }
+
+}  // namespace test_kernel_cache

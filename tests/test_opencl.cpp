@@ -17,6 +17,9 @@
 
 #include "scoped_env.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_opencl {
+
 namespace pl = parloop;
 namespace ocl = parloop::backend::opencl;
 using Catch::Matchers::Contains;
@@ -250,3 +253,5 @@ TEST_CASE("PARLOOP_DEVICE that no backend has is an error naming each backend's 
   const pl::Runtime rt = pl::Runtime::open();
   CHECK((rt.kind() == pl::backend_kind::opencl || rt.kind() == pl::backend_kind::cuda));
 }
+
+}  // namespace test_opencl

@@ -21,6 +21,9 @@
 #include "random_mesh.hpp"
 #include "sample_kernels.hpp"
 
+// A namespace of this file's own: test_units compiles the unit files as one translation unit.
+namespace test_strategy {
+
 namespace pl = parloop;
 namespace ex = parloop::exec;
 namespace cg = parloop::codegen;
@@ -181,3 +184,5 @@ TEST_CASE("each strategy generates its element loop, and it compiles", "[strateg
     parloop_test::check_builds_everywhere(*ir, s);
   }
 }
+
+}  // namespace test_strategy

@@ -17,8 +17,8 @@ cp -r /usr/include/cereal /usr/include/fmt /usr/include/catch2 "$deps/include/"
 cp /usr/include/xxhash.h /usr/include/xxh3.h "$deps/include/"
 cp -r "$multiarch/cmake/cereal" "$multiarch/cmake/fmt" "$deps/lib/x86_64-linux-gnu/cmake/"
 cp -r /usr/lib/cmake/Catch2 "$deps/lib/cmake/"
-# The package files check that the libraries they name exist, although parloop uses fmt
-# header-only and Catch2 with its own main.
+# parloop links fmt's library; Catch2's package file checks that the library it names exists,
+# although the tests have their own main.
 cp -a "$multiarch"/libfmt.so* "$deps/lib/x86_64-linux-gnu/"
 cp /usr/lib/libCatch2WithMain.a "$deps/lib/"
 cp /usr/include/metis.h "$deps/include/"

@@ -13,7 +13,7 @@ foreach(dir IN LISTS include_list)
   endif()
 endforeach()
 execute_process(
-  COMMAND "${CXX}" -std=c++20 -fsyntax-only -DFMT_HEADER_ONLY ${include_flags} "${SNIPPET}"
+  COMMAND "${CXX}" -std=c++20 -fsyntax-only ${include_flags} "${SNIPPET}"
   RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
 foreach(line IN LISTS expectations)
   string(REGEX REPLACE "^// expect: " "" wanted "${line}")
