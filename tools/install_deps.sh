@@ -6,9 +6,9 @@
 set -euo pipefail
 
 packages=(cmake g++ libcereal-dev libfmt-dev libxxhash-dev catch2 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
-# The tests also build the mpi component: Open MPI, METIS and Scotch.
+# The tests also build the mpi component (Open MPI, METIS and Scotch), with Ninja.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(clang libclang-rt-14-dev libopenmpi-dev openmpi-bin libmetis-dev libscotch-dev)
+  packages+=(clang libclang-rt-14-dev libopenmpi-dev openmpi-bin libmetis-dev libscotch-dev ninja-build)
 fi
 
 missing=()
