@@ -52,7 +52,7 @@ for step in "${steps[@]}"; do
         for t in test_cuda test_device_loops test_coloring; do
           extra=()
           [ "$tool" = memcheck ] && extra=(--leak-check full)
-          run=("$build/tests/test_units" --filenames-as-tags "[#$t]")
+          run=("$build/tests/test_units" --filenames-as-tags --warn NoTests "[#$t]")
           [ "$t" = test_device_loops ] && run=("$build/tests/$t")
           PARLOOP_TEST_BACKEND=cuda PARLOOP_TEST_COMPILE_KERNELS=0 \
             compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 3 "${run[@]}" \
