@@ -43,6 +43,26 @@ printf 'not an export' >"$work/bogus.plx"
 if "$tool" import "$work/bogus.plx" 2>"$work/err.txt"; then fail "imported a bogus file"; fi
 grep -q "is not a parloop cache export" "$work/err.txt" || fail "bogus import message"
 
+# Bad input is one line on standard error and exit status 1, never a crash or a wrap-around.
+expect_refused() {  # <what the message says> <command...>
+  local says=$1
+  shift
+  if "$tool" "$@" >"$work/out.txt" 2>"$work/err.txt"; then fail "$* was taken"; fi
+  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && grep -q "$says" "$work/err.txt" || fail "$*: $(cat "$work/err.txt")"
+}
+expect_refused "" export ""
+expect_refused "at most" prune 17592186044416
+expect_refused "" prune -1
+expect_refused "" prune 12abc
+"$tool" stats | grep -q ": 3 entries" || fail "a refused command changed the cache"
+
+# clear removes only what parloop wrote: a folder with anything else in it is refused whole.
+echo "mine" >"$work/cache/notes.txt"
+expect_refused "notes.txt" clear
+"$tool" stats | grep -q ": 3 entries" || fail "a refused clear removed entries"
+[ -f "$work/cache/notes.txt" ] || fail "clear removed a file it did not write"
+rm "$work/cache/notes.txt"
+
 "$tool" prune 0 | grep -q "removed 3 entries" || fail "prune"
 if "$tool" frobnicate 2>/dev/null; then fail "an unknown command"; fi
 echo "parloop-cache: every command ok"

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 // parloop-cache: looks after the per-user disk cache of compiled kernels (the folder that
-// PARLOOP_CACHE_DIR, XDG_CACHE_HOME or HOME gives, as for programs).
+// PARLOOP_CACHE_DIR, XDG_CACHE_HOME or HOME gives, as for programs). It touches only what parloop
+// wrote there; any failure is one line on standard error and exit status 1.
 //   parloop-cache stats             entries, bytes, the folder and its cap
 //   parloop-cache list              one line per entry: kernel, backend, device, size, last use
 //   parloop-cache verify            checks every entry; exit status 1 if one is bad
 //   parloop-cache prune MB          removes the least recently used entries down to MB MiB
-//   parloop-cache clear             removes every entry
+//   parloop-cache clear             removes every entry; refuses a folder holding anything else
 //   parloop-cache export FILE       writes every good entry into FILE
-//   parloop-cache import FILE       checks and stores the entries of FILE
+//   parloop-cache import FILE       checks and stores the entries of FILE; exit status 1 if one
+//                                   was refused or not read
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include <parloop/cache/disk_cache.hpp>
 
@@ -39,15 +40,6 @@ std::string when(std::filesystem::file_time_type t) {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
   return text;
-}
-
-std::uint64_t megabytes(const std::string& text) {
-  char* end = nullptr;
-  const unsigned long long mb = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text.front() == '-' || *end != '\0') {
-    throw parloop::argument_error(fmt::format("prune: '{}' is not a whole number of MiB", text));
-  }
-  return static_cast<std::uint64_t>(mb) << 20;
 }
 
 int run(int argc, char** argv) {
@@ -82,12 +74,13 @@ int run(int argc, char** argv) {
     return command == "verify" && bad > 0 ? 1 : 0;
   }
   if (command == "prune") {
-    std::printf("removed %llu entries\n", static_cast<unsigned long long>(disk->prune(megabytes(argv[2]))));
+    const std::uint64_t max = pc::disk_cache::mebibytes("prune MB", argv[2], 0);
+    std::printf("removed %llu entries\n", static_cast<unsigned long long>(disk->prune(max)));
     return 0;
   }
   if (command == "clear") {
-    disk->clear();
-    std::printf("cleared %s\n", disk->dir().c_str());
+    const std::uint64_t removed = disk->clear();
+    std::printf("cleared %s: removed %llu entries\n", disk->dir().c_str(), static_cast<unsigned long long>(removed));
     return 0;
   }
   if (command == "export") {
@@ -95,10 +88,14 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (command == "import") {
-    const auto [stored, refused] = disk->import_from(argv[2]);
-    std::printf("imported %llu entries, refused %llu\n", static_cast<unsigned long long>(stored),
-                static_cast<unsigned long long>(refused));
-    return refused > 0 ? 1 : 0;
+    const auto r = disk->import_from(argv[2]);
+    std::printf("imported %llu entries, refused %llu", static_cast<unsigned long long>(r.stored),
+                static_cast<unsigned long long>(r.refused));
+    if (!r.problem.empty()) {
+      std::printf(", %llu not read: %s", static_cast<unsigned long long>(r.not_read), r.problem.c_str());
+    }
+    std::printf("\n");
+    return r.refused > 0 || !r.problem.empty() ? 1 : 0;
   }
   return usage();
 }
@@ -108,7 +105,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
-  } catch (const parloop::error& e) {
+  } catch (const std::exception& e) {
+    // Not only parloop's errors: the standard library's (std::filesystem's, an allocation
+    // that failed) are also one line, never an abort.
     std::fprintf(stderr, "parloop-cache: %s\n", e.what());
     return 1;
   }
