@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Autotuning (pl::autotune, PARLOOP_AUTOTUNE, Runtime::set_autotune) on the device under test:
 // a tuned loop gives the host's answers, applied once per call however many candidates ran; it
-// is tuned once per kernel and backend; its choice is kept in the disk cache, so that another
-// program neither times nor compiles again; the candidates, and the choice's record.
+// is tuned once per kernel, backend and size class of its range; its choice is kept in the disk
+// cache with the winner's binary only, so that another program neither times nor compiles again;
+// a candidate refused is passed over, and where all are the first error is thrown with the
+// arrays as the call gave them; the candidates, and the choice's record.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <vector>
 
@@ -142,6 +145,89 @@ TEST_CASE("an autotuned choice is kept in the disk cache: another program neithe
   CHECK(second.cache().tunings() == 0);
   CHECK(second.cache().compiles() == 0);
   CHECK(second.cache().disk_hits() == 1);
+  // Only the winner's binary was kept, beside the choice: not every candidate's.
+  std::size_t entries = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(folder.path)) {
+    entries += f.path().extension() == ".plk" ? 1 : 0;
+  }
+  CHECK(entries == 2);
+}
+
+TEST_CASE("a choice is made per size class of the range, in memory and on disk alike", "[autotune][disk]") {
+  const parloop_test::temporary_folder folder;
+  const scoped_env on("PARLOOP_CACHE", "on"), dir("PARLOOP_CACHE_DIR", folder.path.c_str());
+  namespace d = pl::detail;
+  // Lengths within about a factor of four share a class; 16 and a million do not.
+  CHECK(d::size_class(16) == d::size_class(31));
+  CHECK(d::size_class(16) != d::size_class(1 << 20));
+  CHECK(d::size_class(2411) == d::size_class(3000));
+  CHECK(d::size_class(0) == 0);
+  CHECK(d::size_class_lengths(d::size_class(2411)) == "2048 to 8191 elements");
+  // A loop over n elements of a direct kernel, autotuned, against the host's values.
+  const auto run = [](const auto& k, const pl::Runtime& rt, pl::index_t n) {
+    const pl::Set s(rt, n);
+    pl::Dat<double> x(s, parloop_test::random_values<double>(n));
+    const std::vector<double> start(x.host().begin(), x.host().end());
+    pl::par_loop(k, s, pl::autotune{}, x(pl::RW));
+    const auto h = x.host();
+    for (std::size_t i = 0; i < start.size(); ++i) REQUIRE(h[i] == start[i] * 0.5 + 1.0);
+  };
+  const auto halve = [] { return pl::kernel("halve", [](auto x) { x = x * 0.5 + 1.0; }); };
+  const pl::Runtime rt = parloop_test::device_runtime();
+  auto k = halve();
+  run(k, rt, 16);
+  CHECK(k.cache().tunings() == 1);
+  // 16 elements do not choose for 2411: another class, tuned again.
+  run(k, rt, 2411);
+  CHECK(k.cache().tunings() == 2);
+  // 3000 is 2411's class: its choice, from memory.
+  run(k, rt, 3000);
+  CHECK(k.cache().tunings() == 2);
+  // Another program (a kernel of its own) over 3000 finds 2411's choice on disk.
+  auto other = halve();
+  run(other, parloop_test::device_runtime(), 3000);
+  CHECK(other.cache().tunings() == 0);
+  CHECK(other.cache().compiles() == 0);
+}
+
+TEST_CASE("a candidate the loop cannot take is passed over; where every one fails, the first error is thrown and "
+          "the arrays keep the call's values",
+          "[autotune]") {
+  const scoped_env no_disk("PARLOOP_CACHE", "off");
+  const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host), rt = parloop_test::device_runtime();
+  // Through a map of arity 65, which a two-level plan cannot stage: those candidates are refused.
+  const auto wide_sum = [](const pl::Runtime& on, const auto& k, const auto&... how) {
+    const pl::Set from(on, 40), to(on, 100);
+    std::vector<pl::index_t> wide(40 * 65);
+    for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<pl::index_t>((i * 7) % 100);
+    const pl::Map m(from, to, 65, wide);
+    pl::Dat<double> r(to);
+    pl::par_loop(k, from, how..., r(pl::INC, m));
+    return std::vector<double>(r.host().begin(), r.host().end());
+  };
+  auto spread = pl::kernel("spread_wide", [](auto r) {
+    for (int j = 0; j < 65; ++j) r[j][0] += 1.0;
+  });
+  const std::vector<double> want = wide_sum(host, spread);
+  const std::vector<double> got = wide_sum(rt, spread, pl::autotune{});
+  CHECK(got == want);  // sums of ones: exact in any order
+  CHECK(spread.cache().tunings() == 1);
+
+  // Every candidate runs, changes the arrays, and then finds element 3's index out of range.
+  const pl::Set s(rt, 6), cells(rt, 4);
+  const pl::Map to_cell(s, cells, 1, {0, 1, 2, 3, 0, 1});
+  pl::Dat<double, 3> q(s, std::vector<double>(18, 1.5));
+  pl::Dat<std::int32_t> which(s, {0, 1, 2, 5, 1, 2});
+  pl::Dat<double> x(s, std::vector<double>{1, 2, 3, 4, 5, 6}), acc(cells, std::vector<double>{10, 20, 30, 40});
+  auto faulty = pl::kernel("faulty", [](auto q, auto i, auto x, auto acc) {
+    x = x * 2.0 + 1.0;
+    acc += q[i];
+  });
+  CHECK_THROWS_WITH(pl::par_loop(faulty, s, pl::autotune{}, q(pl::READ), which(pl::READ), x(pl::RW), acc(pl::INC, to_cell, 0)),
+                    Catch::Contains("kernel 'faulty': argument 0 has 3 components; index 5 is out of range"));
+  CHECK(faulty.cache().tunings() == 0);
+  check_values<double>(x.host(), {1, 2, 3, 4, 5, 6});
+  check_values<double>(acc.host(), {10, 20, 30, 40});
 }
 
 TEST_CASE("the candidates: each kernel once, colours and plans only where writes combine through maps",

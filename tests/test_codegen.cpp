@@ -385,7 +385,7 @@ TEST_CASE("a kernel from source moves its direct arguments as vectors, but not t
   CHECK(has_line(cu, "const long long pl_e = pl_base + 1;"));
   CHECK_FALSE(has_line(cu, "double* const arg1 = pl_vec1 + 2;"));
   CHECK(has_line(cu, "const double* const arg1 = pl_vec1 + 2;"));
-  CHECK(has_line(cu, "acc(arg0, arg1, arg2);"));
+  CHECK(has_line(cu, "pl_fn_acc(arg0, arg1, arg2);"));
   for (const int width : {2, 4}) parloop_test::check_builds_everywhere(k, pl::vectors_across_workgroups{32, width});
 
   // With only combined arguments, nothing moves as vectors: one element per work-item.
@@ -501,7 +501,7 @@ TEST_CASE("kernels from C source get the same wrapper", "[codegen][source]") {
     const auto g = cg::generate(*ir, d);
     CHECK(g.entry == "pl_kernel_smooth");
     CHECK_THAT(g.text, Contains("void smooth(const double* a"));
-    CHECK(has_line(g.text, "smooth(arg0, arg1, arg2, arg3);"));
+    CHECK(has_line(g.text, "pl_fn_smooth(arg0, arg1, arg2, arg3);"));
     CHECK(has_line(g.text, "for (int pl_k = 0; pl_k < 4; ++pl_k) pl_atomic_add_f64(&data1[arg2_at + pl_k], arg2[pl_k]);"));
     CHECK_THAT(g.text, Contains("arg3_partials["));
   }
@@ -666,7 +666,7 @@ TEST_CASE("a kernel from source of other types than its arguments fails to build
   // A READ argument's pointer is const.
   const auto not_const = std::make_shared<const pl::ir::kernel>(failing_source_kernel(
       "nc", "void nc(double* a, double* b) { b[0] = a[0]; }", pl::dsl::params_of(m.q(pl::READ), m.res(pl::RW))));
-  CHECK_THAT(cg::generate(*wrong, cg::dialect_kind::opencl).text, Contains("void wt(double* a0);"));
+  CHECK_THAT(cg::generate(*wrong, cg::dialect_kind::opencl).text, Contains("void pl_fn_wt(double* a0);"));
 #if PARLOOP_TEST_OPENCL
   const auto context = pl::backend::opencl::context::first();
   for (const auto& ir : {wrong, not_const}) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -336,6 +337,64 @@ TEST_CASE("a loop a plan cannot hold is refused, naming it, before anything is c
   // Coloured, or with atomics, it runs.
   pl::par_loop(k, from, pl::conflicts::colors, r(pl::INC, m));
   CHECK(r.host()[64 % 100] + r.host()[(65 + 64) % 100] > 0.0);
+}
+
+TEST_CASE("loops over ever new ranges keep a bounded number of colourings, the most recently used",
+          "[coloring][device]") {
+  const pl::Runtime device = parloop_test::device_runtime();
+  const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+  const int n_cells = 300, n_edges = 2000, width = 100, loops = 120;
+  const std::vector<pl::index_t> edge_cells = random_map(n_edges, n_cells, 2);
+  const std::vector<double> weights = random_values<double>(n_edges);
+  const auto spread = pl::kernel("shifting_spread", [](auto w, auto r) {
+    r[0] += w;
+    r[1] -= w;
+  });
+  const pl::range fixed{0, width};
+  // Loops alternating between `fixed` and a range of their own each time (500 shifting ranges
+  // once kept 500 colourings, all uploaded).
+  const auto run = [&](const pl::Runtime& rt, const auto&... how) {
+    const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+    const pl::Map e2c(edges, cells, 2, edge_cells);
+    const pl::Dat<double> w(edges, weights);
+    pl::Dat<double> r(cells);
+    for (int i = 1; i <= loops; ++i) {
+      pl::par_loop(spread, edges, how..., fixed, w(pl::READ), r(pl::INC, e2c));
+      pl::par_loop(spread, edges, how..., pl::range{i, i + width}, w(pl::READ), r(pl::INC, e2c));
+    }
+    if (rt.kind() != pl::backend_kind::host) {
+      CHECK(e2c.state().colorings.size() == pl::detail::map_state::max_kept_colorings);
+    }
+    const auto h = r.host();
+    return std::vector<double>(h.begin(), h.end());
+  };
+  const std::vector<double> want = run(host);
+  for (const pl::conflicts c : {pl::conflicts::colors, pl::conflicts::blocks}) {
+    INFO(pl::to_string(c));
+    const std::vector<double> got = run(device, c);
+    // Sums of doubles in another order than the host's: to rounding.
+    for (std::size_t i = 0; i < want.size(); ++i) REQUIRE(got[i] == Approx(want[i]).margin(1e-12));
+  }
+
+  // The colouring of a range used on every other loop is the one made at its first loop.
+  const pl::Set cells(device, n_cells), edges(device, n_edges);
+  const pl::Map e2c(edges, cells, 2, edge_cells);
+  const pl::Dat<double> w(edges, weights);
+  pl::Dat<double> r(cells);
+  const auto colors_of = [&](pl::range range) {
+    return pl::detail::kept_for("shifting_spread", range, 0, w(pl::READ), r(pl::INC, e2c)).colors;
+  };
+  const std::shared_ptr<pl::detail::coloring> first = colors_of(fixed), early = colors_of(pl::range{1, 1 + width});
+  for (int i = 2; i <= loops; ++i) {
+    CHECK(colors_of(fixed) == first);
+    colors_of(pl::range{i, i + width});
+  }
+  CHECK(e2c.state().colorings.size() == pl::detail::map_state::max_kept_colorings);
+  // One used long ago went, and is made again (`early` holds the old one: a new address).
+  const std::shared_ptr<pl::detail::coloring> again = colors_of(pl::range{1, 1 + width});
+  CHECK(again != early);
+  CHECK(again->order == early->order);
+  CHECK(colors_of(fixed) == first);
 }
 
 }  // namespace test_coloring

@@ -148,7 +148,7 @@ TEST_CASE("a computed index out of range is found on the GPU and thrown at the n
 }
 
 TEST_CASE("device memory on the GPU: copies, a copy riding along with the next download, a refusal", "[cuda][memory]") {
-  const auto shared = std::make_shared<const cu::context>(cu::select_device(cu::devices(), ""));
+  const auto shared = std::make_shared<const cu::context>(cu::select_device(cu::devices(), "", -1));
   const cu::context& ctx = *shared;
   cu::memory mem(shared);
   std::vector<double> in(1000);

@@ -33,16 +33,16 @@ const std::vector<cu::device> two = {made_up(0, "NVIDIA H200", 9, 0), made_up(1,
 }  // namespace
 
 TEST_CASE("a CUDA device is chosen by index or by part of its name", "[cuda][device]") {
-  CHECK(cu::select_device(two, "").name == "NVIDIA H200");
-  CHECK(cu::select_device(two, "1").name == "NVIDIA GeForce RTX 4090");
-  CHECK(cu::select_device(two, "rtx").index == 1);
-  CHECK(cu::select_device(two, "h200").arch() == "sm_90");
-  CHECK(cu::select_device(two, "4090").arch() == "sm_89");
-  CHECK_THROWS_AS(cu::select_device(two, "7"), pl::backend_unavailable);
-  CHECK_THROWS_WITH(cu::select_device(two, "7"), Contains("CUDA: no device is numbered or named '7'; the devices are:") &&
+  CHECK(cu::select_device(two, "", -1).name == "NVIDIA H200");
+  CHECK(cu::select_device(two, "1", -1).name == "NVIDIA GeForce RTX 4090");
+  CHECK(cu::select_device(two, "rtx", -1).index == 1);
+  CHECK(cu::select_device(two, "h200", -1).arch() == "sm_90");
+  CHECK(cu::select_device(two, "4090", -1).arch() == "sm_89");
+  CHECK_THROWS_AS(cu::select_device(two, "7", -1), pl::backend_unavailable);
+  CHECK_THROWS_WITH(cu::select_device(two, "7", -1), Contains("CUDA: no device is numbered or named '7'; the devices are:") &&
                                                      Contains("0 NVIDIA H200 (sm_90, 132 SMs, 141 GiB)"));
-  CHECK_THROWS_WITH(cu::select_device(two, "a100"), Contains("no device is numbered or named 'a100'") && Contains("1 NVIDIA GeForce"));
-  CHECK_THROWS_WITH(cu::select_device({}, ""), Contains("CUDA: the driver sees no device"));
+  CHECK_THROWS_WITH(cu::select_device(two, "a100", -1), Contains("no device is numbered or named 'a100'") && Contains("1 NVIDIA GeForce"));
+  CHECK_THROWS_WITH(cu::select_device({}, "", -1), Contains("CUDA: the driver sees no device"));
   // Without a selector, MPI ranks on a node spread over its devices by local rank.
   CHECK(cu::select_device(two, "", 0).index == 0);
   CHECK(cu::select_device(two, "", 1).index == 1);
@@ -62,16 +62,6 @@ TEST_CASE("the local rank comes from the MPI launcher's environment", "[cuda][de
   }
   const scoped_env bad("OMPI_COMM_WORLD_LOCAL_RANK", "one");
   CHECK(pl::exec::local_rank() == -1);
-}
-
-TEST_CASE("PARLOOP_CUDA_DEVICE comes before PARLOOP_DEVICE", "[cuda][device]") {
-  scoped_env general("PARLOOP_DEVICE", "rtx");
-  {
-    scoped_env none("PARLOOP_CUDA_DEVICE", nullptr);
-    CHECK(cu::device_selector() == "rtx");
-  }
-  scoped_env specific("PARLOOP_CUDA_DEVICE", "0");
-  CHECK(cu::device_selector() == "0");
 }
 
 TEST_CASE("the driver lists the devices, or says why it cannot", "[cuda][device]") {
@@ -125,12 +115,7 @@ TEST_CASE("NVRTC builds a generated kernel into a CUBIN or PTX, and a refused on
   auto twice = pl::kernel("twice", [](auto x) { x *= 2; });
   const auto ir = twice.traced(x(pl::RW));
   const auto source = pl::codegen::generate(*ir, pl::codegen::dialect_kind::cuda);
-  try {
-    pl::backend::cuda::nvrtc::get();
-  } catch (const pl::backend_unavailable& e) {
-    WARN("NVRTC not found: " << e.what());
-    return;
-  }
+  // NVRTC comes with the toolkit this test was built with (no GPU needed): not finding it fails.
   const std::vector<int> known = cu::nvrtc::get().supported_archs();
   REQUIRE_FALSE(known.empty());
   CHECK(std::is_sorted(known.begin(), known.end()));

@@ -8,15 +8,18 @@
 
 #include <atomic>
 #include <climits>
+#include <fstream>
 #include <cstdlib>
 #include <cstdint>
 #include <iterator>
 #include <new>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <cereal/archives/binary.hpp>
+#include <fmt/format.h>
 
 #include <parloop/cache/kernel_record.hpp>
 #include <parloop/parloop.hpp>
@@ -27,6 +30,7 @@
 #include "random_mesh.hpp"
 #include "sample_kernels.hpp"
 #include "scoped_env.hpp"
+#include "temporary_folder.hpp"
 
 namespace pl = parloop;
 using Catch::Matchers::Contains;
@@ -181,6 +185,8 @@ TEST_CASE("reductions and direct RW on a device, over whole sets, subranges and 
 
 TEST_CASE("a repeated par_loop only launches", "[device][reuse]") {
   twin_mesh d(parloop_test::device_runtime());
+  // A trace check traces the kernel at every loop: what a release build's loop does is counted.
+  d.rt.set_check_traces(false);
   pl::Dat<double, 4> q(d.cells, parloop_test::random_values<double>(517 * 4)), res(d.cells);
   auto flux = parloop_test::flux_kernel();
   const auto loop = [&] {
@@ -285,6 +291,74 @@ TEST_CASE("a kernel from C source runs on a device", "[device][source]") {
   parloop_test::expect_compile_failure("broken_loop");
   const auto broken = pl::kernel_from_source("broken_loop", "void broken_loop(double* x) { x[0] = ; }");
   CHECK_THROWS_AS(pl::par_loop(broken, d.cells, res(pl::RW)), pl::compile_error);
+}
+
+TEST_CASE("a kernel from C source may take a name OpenCL C or CUDA has for itself", "[device][source]") {
+  const pl::Runtime rt = parloop_test::device_runtime();
+  const pl::Set s(rt, 100);
+  std::vector<double> x0(100);
+  for (std::size_t i = 0; i < x0.size(); ++i) x0[i] = 0.25 * static_cast<double>(i);
+  // Keywords, built-ins and macros of OpenCL C and CUDA; each function doubles and adds its position.
+  const char* const names[] = {"kernel", "global", "local", "half", "M_PI", "NULL", "barrier", "sqrt", "threadIdx", "new"};
+  for (std::size_t n = 0; n < std::size(names); ++n) {
+    INFO(names[n]);
+    const std::string name = names[n];
+    pl::Dat<double> x(s, x0);
+    const auto k = pl::kernel_from_source(
+        name, fmt::format("void {0}(double* x) {{ x[0] = 2.0 * x[0] + {1}.0; }}", name, n));
+    pl::par_loop(k, s, x(pl::RW));
+    std::vector<double> want(x0);
+    for (double& v : want) v = 2.0 * v + static_cast<double>(n);
+    check_values<double>(x.host(), want);
+  }
+}
+
+TEST_CASE("a kernel from source with #include: the disk cache sees the header's bytes", "[device][source][disk]") {
+  const parloop_test::temporary_folder headers, cache;
+  const parloop_test::scoped_env on("PARLOOP_CACHE", "on"), where("PARLOOP_CACHE_DIR", cache.path.c_str());
+  const auto write_header = [&](const char* scale) {
+    std::ofstream(headers.path / "constants.h") << "#pragma once\n#define SCALE " << scale << "\n";
+  };
+  const std::string source = "#include \"constants.h\"\n#include \"constants.h\"\nvoid scaled(double* x) { x[0] *= SCALE; }\n";
+  const pl::Runtime rt = parloop_test::device_runtime();
+  const pl::Set s(rt, 64);
+  const std::vector<double> x0 = parloop_test::random_values<double>(64);
+  // Each run as a new program has it: a new kernel, the header read as it is then.
+  const auto run = [&](double scale) {
+    const auto k = pl::kernel_from_source("scaled", source, pl::include_path{headers.path});
+    pl::Dat<double> x(s, x0);
+    pl::par_loop(k, s, x(pl::RW));
+    std::vector<double> want(x0);
+    for (double& v : want) v *= scale;
+    check_values<double>(x.host(), want);
+    return k.compiles();
+  };
+  write_header("2.0");
+  CHECK(run(2.0) == 1);
+  CHECK(run(2.0) == 0);  // the same header: from disk
+  write_header("3.0");
+  CHECK(run(3.0) == 1);  // an edited header: another key, compiled
+  // Without the folders named, an #include is refused, naming the file.
+  CHECK_THROWS_WITH(pl::kernel_from_source("scaled", source),
+                    Contains("includes \"constants.h\", which no folder is named to find"));
+}
+
+TEST_CASE("a captured value that changed between loops is refused, on the host and on a device", "[device][check]") {
+  for (const pl::Runtime& rt : {pl::Runtime::open(pl::backend_kind::host), parloop_test::device_runtime()}) {
+    INFO(pl::backend_name(rt.kind()));
+    CHECK(rt.checks_traces());  // the test suite runs with PARLOOP_CHECK_TRACES=1
+    const pl::Set s(rt, 10);
+    pl::Dat<double> x(s, std::vector<double>(10, 1.0)), y(s);
+    double scale = 1.0;
+    const auto k = pl::kernel("scaled_by_reference", [&scale](auto x, auto y) { y = x * scale; });
+    pl::par_loop(k, s, x(pl::READ), y(pl::WRITE));
+    CHECK(y.host()[0] == 1.0);
+    scale = 2.0;
+    CHECK_THROWS_WITH(pl::par_loop(k, s, x(pl::READ), y(pl::WRITE)),
+                      Contains("par_loop 'scaled_by_reference': the kernel traces differently than at its first loop"));
+    scale = 1.0;  // as it was: the same trace, accepted
+    CHECK_NOTHROW(pl::par_loop(k, s, x(pl::READ), y(pl::WRITE)));
+  }
 }
 
 TEST_CASE("every strategy covers every element of a range exactly once, up to INT_MAX", "[device][strategy]") {

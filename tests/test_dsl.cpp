@@ -4,12 +4,16 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"
 #include "random_mesh.hpp"
+#include "temporary_folder.hpp"
 
 // A namespace of this file's own: test_units compiles the unit files as one translation unit.
 namespace test_dsl {
@@ -139,6 +143,20 @@ TEST_CASE("let names are kept, made unique, and checked", "[dsl][let]") {
   CHECK_THROWS_WITH(pl::kernel_from_source("pl_step", "void pl_step(double* x) {}"),
                     Contains("kernel_from_source name 'pl_step' is a name of the generated entry point"));
   CHECK_THROWS_WITH(pl::kernel_from_source("data0", "void data0(double* x) {}"), Contains("'data0'"));
+  // Names stay short enough for every compiler and file system, on every backend alike.
+  const std::string longest(128, 'k'), too_long(129, 'k');
+  CHECK_NOTHROW(pl::kernel(longest, [](auto) {}));
+  CHECK_NOTHROW(pl::kernel_from_source(longest, "void " + longest + "(double* x) {}"));
+  CHECK_THROWS_WITH(pl::kernel(too_long, [](auto) {}), Contains("has 129 characters: at most 128 are allowed"));
+  CHECK_THROWS_WITH(pl::kernel_from_source(std::string(5000, 'c'), "void f(double* x) {}"),
+                    Contains("has 5000 characters"));
+  // What a macro cannot rename in C source is refused by name (test_device_loops runs the names
+  // OpenCL C and CUDA take for themselves).
+  CHECK_THROWS_WITH(pl::kernel_from_source("int", "void int(double* x) {}"), Contains("'int' is a word of C"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("__step", "void __step(double* x) {}"), Contains("is reserved by C"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("_Step", "void _Step(double* x) {}"), Contains("is reserved by C"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("INFINITY", "void INFINITY(double* x) {}"),
+                    Contains("a macro of OpenCL C that the generated entry point uses"));
 }
 
 TEST_CASE("a copied local is a new local, as a copied C++ variable is", "[dsl][let]") {
@@ -314,6 +332,53 @@ TEST_CASE("a kernel is traced once per argument signature", "[dsl][trace]") {
 TEST_CASE("symbolic values outside a trace are an error, not a crash", "[dsl][trace]") {
   CHECK_FALSE(pl::dsl::tracing());
   CHECK_THROWS_AS(pl::dsl::recorder(), pl::trace_error);
+}
+
+
+TEST_CASE("kernel_from_source replaces its #include lines by the files, found where the program says", "[dsl][source]") {
+  const parloop_test::temporary_folder tmp;
+  std::filesystem::create_directories(tmp.path / "inc" / "sub");
+  std::filesystem::create_directories(tmp.path / "other");
+  const auto write = [&](const std::filesystem::path& p, const std::string& text) { std::ofstream(tmp.path / p) << text; };
+  write("inc/a.h", "#pragma once\n#include \"sub/b.h\"\nA_BODY\n");
+  write("inc/sub/b.h", "#include \"c.h\"\nB_BODY\n");  // c.h beside b.h comes first
+  write("inc/sub/c.h", "C_NEAR\n");
+  write("other/c.h", "C_FAR\n");
+  write("other/d.h", "D_BODY\n");
+  const pl::include_path path{tmp.path / "inc", tmp.path / "other"};
+  const std::string source = "#include \"a.h\"\n  #  include <a.h>\n/* #include \"missing.h\"\n*/ #include <d.h>\n"
+                             "void f(double* x) {}\n";
+  const std::string text = pl::kernel_from_source("f", source, path).source();
+  CHECK(text.find("C_NEAR") != std::string::npos);
+  CHECK(text.find("C_FAR") == std::string::npos);
+  CHECK(text.find("B_BODY") < text.find("A_BODY"));
+  CHECK(text.find("A_BODY") == text.rfind("A_BODY"));  // #pragma once: included once
+  CHECK(text.find("missing") != std::string::npos);  // inside a comment: left alone
+  CHECK(text.find("D_BODY") == std::string::npos);   // after a comment on its line: no directive
+  CHECK(text.find("void f(double* x) {}") != std::string::npos);
+
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#include <sub/nothing.h>\nvoid f(double* x) {}", path),
+                    Contains("kernel 'f' line 1 includes <sub/nothing.h>, which is not found in the folders named:"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#include SOME_MACRO\nvoid f(double* x) {}", path),
+                    Contains("'#include SOME_MACRO' is not #include \"file\" or #include <file>"));
+  write("inc/loop.h", "#include \"loop.h\"\n");
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#include \"loop.h\"\nvoid f(double* x) {}", path),
+                    Contains("includes nest deeper than 64"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", std::string("void f(double* x) {}\0", 21)),
+                    Contains("kernel_from_source 'f': the source has a NUL byte at offset 20"));
+  write("inc/nul.h", std::string("x\0", 2));
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#include \"nul.h\"\nvoid f(double* x) {}", path),
+                    Contains("nul.h' has a NUL byte at offset 1"));
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#include \"a.h\"\nvoid f(double* x) {}"),
+                    Contains("no folder is named to find: give them, pl::include_path{\"folder\", ...}"));
+
+  // C's math header is the device compilers' own: dropped, unless a named folder has one.
+  const std::string math = pl::kernel_from_source("f", "#include <math.h>\nvoid f(double* x) {}").source();
+  CHECK(math.find("// kernel 'f' line 1: #include <math.h> (the device compiler's own math functions)") !=
+        std::string::npos);
+  write("other/math.h", "MY_MATH\n");
+  CHECK(pl::kernel_from_source("f", "#include <math.h>\nvoid f(double* x) {}", path).source().find("MY_MATH") !=
+        std::string::npos);
 }
 
 }  // namespace test_dsl

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <future>
 #include <memory>
 #include <thread>
@@ -154,6 +155,29 @@ TEST_CASE("a failed trace or build is not kept: the next call tries again", "[ca
   loop(k, m, pl::split_n_across_workgroups{64});
   CHECK(m.backend->builds == 1);
   CHECK(k.launchers() == 1);
+}
+
+TEST_CASE("a warm launch takes no lock, whatever the number of live runtimes and strategies", "[cache][launch]") {
+  auto k = scale_kernel();
+  // More runtimes than an entry's slots: their ids meet modulo the slots.
+  std::vector<std::unique_ptr<fake_mesh>> meshes;
+  for (int i = 0; i < 9; ++i) meshes.push_back(std::make_unique<fake_mesh>(std::make_shared<fake_backend>()));
+  const std::vector<pl::strategy> strategies = {pl::grid_stride{32, 2}, pl::chunked{4, 4}};
+  for (const auto& m : meshes) {
+    for (const pl::strategy& s : strategies) loop(k, *m, s);
+  }
+  const auto& stats = k.cache().stats();
+  CHECK(stats.compiles == 18);
+  const std::uint64_t locked = stats.locked_hits, hits = stats.memory_hits;
+  // Every runtime in turn, each strategy in turn: the slots never hold the kernel wanted.
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& m : meshes) {
+      for (const pl::strategy& s : strategies) loop(k, *m, s);
+    }
+  }
+  CHECK(stats.memory_hits == hits + 54);
+  CHECK(stats.locked_hits == locked);
+  for (const auto& m : meshes) CHECK(m->backend->builds == 2);
 }
 
 TEST_CASE("an empty range launches nothing and moves nothing", "[cache][launch]") {

@@ -152,6 +152,8 @@ int main(int argc, char** argv) {
   // Tests count compiles, which an earlier run's disk cache would save: the disk cache's own
   // tests turn it on, in folders of their own.
   ::setenv("PARLOOP_CACHE", "off", 1);
+  // Every loop of the suite traces its kernel again and compares (a captured value that drifts).
+  ::setenv("PARLOOP_CHECK_TRACES", "1", 0);
   pl::backend_kind tested = pl::backend_kind::host;
   try {
     tested = parloop_test::tested_backend(pl::backend_kind::host);

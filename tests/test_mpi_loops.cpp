@@ -297,6 +297,48 @@ TEST_CASE("a mesh given rank by rank, each rank its block, gives the serial valu
   check_partitionings(decl, ways, expected);
 }
 
+TEST_CASE("a global mesh keeps what it is given: temporaries' values arrive on every rank", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  constexpr pl::index_t n = 1000;
+  // Each value a function of its element, from vectors that are gone before distribution; the
+  // heap is churned in between, so that memory freed and reused would show other values.
+  const auto numbered = [](pl::index_t count, double scale) {
+    std::vector<double> v(static_cast<std::size_t>(count));
+    for (pl::index_t i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = scale * i;
+    return v;
+  };
+  for (const pm::values_from from : {pm::values_from::root, pm::values_from::each_rank}) {
+    const bool whole = from == pm::values_from::root;
+    const pl::index_t mine = whole ? (rank == 0 ? n : 0) : n;
+    const pl::index_t first = whole ? 0 : rank * n;
+    pm::global_mesh g(from);
+    const auto nodes = g.set(mine, "nodes"), pairs = g.set(mine, "pairs");
+    std::vector<pl::index_t> rows(static_cast<std::size_t>(mine));
+    for (pl::index_t i = 0; i < mine; ++i) rows[static_cast<std::size_t>(i)] = first + i;
+    g.map(pairs, nodes, 1, std::vector<pl::index_t>(rows), "to_node");
+    const auto x = g.dat<double, 1>(nodes, numbered(mine, 1.0), "x");
+    const auto y = g.dat<double, 1>(pairs, std::span<const double>(numbered(mine, 2.0)), "y");
+    for (int churn = 0; churn < 64; ++churn) {
+      std::vector<double> garbage(static_cast<std::size_t>(n), -1.0);
+      CHECK(garbage.back() == -1.0);
+    }
+    const pl::index_t total = whole ? n : n * ranks;
+    const auto expected = [&](double scale) {
+      std::vector<double> v(static_cast<std::size_t>(total));
+      for (pl::index_t i = 0; i < total; ++i) v[static_cast<std::size_t>(i)] = scale * (whole ? i : i % n);
+      return v;
+    };
+    INFO("rank " << rank << " of " << ranks << (whole ? ", from the root" : ", from each rank"));
+    const pm::distributed_mesh local(rt, MPI_COMM_WORLD, g, pm::partitioning::by_coordinates(x));
+    const auto gx = pm::gather(local[x]), gy = pm::gather(local[y]);
+    if (rank == 0) {
+      CHECK(gx == expected(1.0));
+      CHECK(gy == expected(2.0));
+    }
+  }
+}
+
 TEST_CASE("a share that does not fit its block is refused on every rank, naming the rank", "[mpi]") {
   const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
@@ -444,6 +486,36 @@ TEST_CASE("a kernel one rank holds from a loop of its own is agreed on with the 
   }
 }
 
+TEST_CASE("an autotuned distributed loop launches as rank 0 chose, on every rank", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  const results expected = serial(d);
+  declared decl(d, rank == 0);
+  pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  rt.set_autotune(true);
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
+            local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
+            local[decl.res],        local[decl.p],          local[decl.w]};
+  INFO("rank " << rank << " of " << ranks << " on " << pl::backend_name(rt.kind()));
+  check_distributed_loops(rt, h, expected);
+  // One loop of a kernel held here: rank 0 alone times the candidates, and its winner's binary
+  // is the one the others receive.
+  pl::Dat<i64> q = local[decl.q];
+  const auto tuned = pl::kernel("tuned_over_ranks", [](auto v, auto r) { v = v * 3 - r; });
+  for (int call = 0; call < 2; ++call) pl::par_loop(tuned, local[decl.cells], q(pl::RW), h.res(pl::READ));
+  long long counts[3] = {static_cast<long long>(tuned.cache().tunings()), static_cast<long long>(tuned.received()),
+                         rank == 0 ? static_cast<long long>(tuned.cache().tunings()) : 0};
+  pm::check(MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  if (rt.kind() == pl::backend_kind::host) {
+    CHECK(counts[0] == 0);  // the host has nothing to choose
+  } else {
+    CHECK(counts[0] == 1);
+    CHECK(counts[2] == 1);
+    CHECK(counts[1] == ranks - 1);
+  }
+}
+
 TEST_CASE("ranks on the host and ranks on devices are refused together", "[mpi]") {
   const int rank = pm::rank_of(MPI_COMM_WORLD);
   const pl::Runtime tested = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
@@ -506,6 +578,8 @@ int main(int argc, char** argv) {
     folder.resize(folder.find('\0'));
     const std::string mine = folder + "/rank" + std::to_string(pm::rank_of(MPI_COMM_WORLD));
     ::setenv("PARLOOP_CACHE_DIR", mine.c_str(), 1);
+    // Each distributed loop traces its kernel again and compares (a captured value that drifts).
+    ::setenv("PARLOOP_CHECK_TRACES", "1", 0);
     const int failed = Catch::Session().run(argc, argv);
     pm::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     if (pm::rank_of(MPI_COMM_WORLD) == 0) std::filesystem::remove_all(folder);

@@ -50,7 +50,7 @@ TEST_CASE("without a selector, MPI ranks on a node spread over its OpenCL GPUs",
     all[static_cast<std::size_t>(i)].is_gpu = i > 0;
     all[static_cast<std::size_t>(i)].name = "device " + std::to_string(i);
   }
-  CHECK(ocl::select_device(all, "").device_index == 1);
+  CHECK(ocl::select_device(all, "", -1).device_index == 1);
   CHECK(ocl::select_device(all, "", 0).device_index == 1);
   CHECK(ocl::select_device(all, "", 1).device_index == 2);
   CHECK(ocl::select_device(all, "", 2).device_index == 1);
@@ -65,38 +65,56 @@ TEST_CASE("an OpenCL device is chosen by index or by name", "[opencl][device]") 
   const auto& first = all.front();
 
   // By default the first GPU, else the first device.
-  const auto chosen = ocl::select_device(all, "");
+  const auto chosen = ocl::select_device(all, "", -1);
   bool any_gpu = false;
   for (const auto& d : all) any_gpu = any_gpu || d.is_gpu;
   CHECK(chosen.is_gpu == any_gpu);
   if (!any_gpu) CHECK(chosen.id == first.id);
 
-  CHECK(ocl::select_device(all, "0:0").id == all.front().id);
-  CHECK(ocl::select_device(all, first.name.substr(0, 4)).id == first.id);
+  CHECK(ocl::select_device(all, "0:0", -1).id == all.front().id);
+  CHECK(ocl::select_device(all, first.name.substr(0, 4), -1).id == first.id);
   std::string platform_in_lower_case = first.platform_name;
   for (char& c : platform_in_lower_case) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  CHECK(ocl::select_device(all, platform_in_lower_case).platform == first.platform);
+  CHECK(ocl::select_device(all, platform_in_lower_case, -1).platform == first.platform);
 
-  CHECK_THROWS_AS(ocl::select_device(all, "7:3"), pl::backend_unavailable);
-  CHECK_THROWS_WITH(ocl::select_device(all, "7:3"), Contains("no device 7:3; the devices are:") && Contains(first.name));
-  CHECK_THROWS_WITH(ocl::select_device(all, "no-such-device"), Contains("no device matches 'no-such-device'"));
-  CHECK_THROWS_WITH(ocl::select_device({}, ""), Contains("no platform with a device"));
+  CHECK_THROWS_AS(ocl::select_device(all, "7:3", -1), pl::backend_unavailable);
+  CHECK_THROWS_WITH(ocl::select_device(all, "7:3", -1), Contains("no device 7:3; the devices are:") && Contains(first.name));
+  CHECK_THROWS_WITH(ocl::select_device(all, "no-such-device", -1), Contains("no device matches 'no-such-device'"));
+  CHECK_THROWS_WITH(ocl::select_device({}, "", -1), Contains("no platform with a device"));
 
+}
+
+TEST_CASE("Runtime::open takes the OpenCL device the environment names, before PARLOOP_DEVICE and the local rank",
+          "[opencl][device]") {
+  const auto all = ocl::devices();
+  REQUIRE_FALSE(all.empty());
+  const parloop_test::scoped_env no_backend("PARLOOP_BACKEND", nullptr);
   {
-    parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", "0:0");
-    parloop_test::scoped_env other("PARLOOP_DEVICE", "ignored");
-    CHECK(ocl::device_selector() == "0:0");
-    CHECK(ocl::context::selected().device().id == first.id);
+    const parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", "0:0");
+    const parloop_test::scoped_env other("PARLOOP_DEVICE", "ignored");
+    const parloop_test::scoped_env rank("OMPI_COMM_WORLD_LOCAL_RANK", "1");
+    CHECK(pl::Runtime::open(pl::backend_kind::opencl).device_name() == "OpenCL " + all.front().describe());
   }
   {
-    parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", nullptr);
-    parloop_test::scoped_env other("PARLOOP_DEVICE", "nothing-like-this");
-    CHECK_THROWS_WITH(ocl::context::selected(), Contains("no device matches 'nothing-like-this'"));
+    const parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", nullptr);
+    const parloop_test::scoped_env other("PARLOOP_DEVICE", "nothing-like-this");
+    CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::opencl), Contains("no device matches 'nothing-like-this'"));
   }
+  // Without a selector, local rank r takes GPU r modulo the GPUs (select_device's test above on
+  // made-up lists; test_rank_device opens made-up CUDA devices by rank), else the first device.
+  const parloop_test::scoped_env env("PARLOOP_OPENCL_DEVICE", nullptr);
+  const parloop_test::scoped_env other("PARLOOP_DEVICE", nullptr);
+  const parloop_test::scoped_env rank("OMPI_COMM_WORLD_LOCAL_RANK", "1");
+  std::vector<std::string> gpus;
+  for (const auto& d : all) {
+    if (d.is_gpu) gpus.push_back("OpenCL " + d.describe());
+  }
+  CHECK(pl::Runtime::open(pl::backend_kind::opencl).device_name() ==
+        (gpus.empty() ? "OpenCL " + all.front().describe() : gpus[1 % gpus.size()]));
 }
 
 TEST_CASE("OpenCL device memory: round trips, empty buffers, and a clear error when too large", "[opencl][memory]") {
-  const auto ctx = ocl::context::selected();
+  const auto ctx = ocl::context(ocl::chosen_device());
   ocl::memory mem(ctx);
   std::vector<double> in(1000);
   std::iota(in.begin(), in.end(), 0.5);
@@ -150,7 +168,7 @@ pl::Runtime runtime_on(const ocl::device& d) { return pl::detail::runtime_on(std
 }  // namespace
 
 TEST_CASE("a device without double precision refuses a double kernel clearly", "[opencl][errors]") {
-  ocl::device without = ocl::select_device(ocl::devices(), "");
+  ocl::device without = ocl::select_device(ocl::devices(), "", -1);
   without.extensions = "";  // as a device without cl_khr_fp64 reports itself
   const pl::Runtime rt = runtime_on(without);
   const pl::Set s(rt, 10);
@@ -173,7 +191,7 @@ TEST_CASE("a device without double precision refuses a double kernel clearly", "
 
 TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]") {
   // A device that takes at most 64 work-items per group, as small devices report themselves.
-  ocl::device small = ocl::select_device(ocl::devices(), "");
+  ocl::device small = ocl::select_device(ocl::devices(), "", -1);
   small.max_work_group_size = 64;
   const pl::Runtime rt = runtime_on(small);
   const pl::Set s(rt, 100);
@@ -189,7 +207,7 @@ TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]"
 
 TEST_CASE("a reduction that needs more local memory than the device has is refused", "[opencl][errors]") {
   // A device with 1 KB of local memory, as small devices report themselves.
-  ocl::device small = ocl::select_device(ocl::devices(), "");
+  ocl::device small = ocl::select_device(ocl::devices(), "", -1);
   small.local_memory = 1024;
   const pl::Runtime rt = runtime_on(small);
   const pl::Set s(rt, 1000);
@@ -248,7 +266,7 @@ TEST_CASE("PARLOOP_DEVICE that no backend has is an error naming each backend's 
     CHECK(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
   }
   // Part of the OpenCL device's name: the best backend that has it.
-  const ocl::device first = ocl::select_device(ocl::devices(), "");
+  const ocl::device first = ocl::select_device(ocl::devices(), "", -1);
   parloop_test::scoped_env named("PARLOOP_DEVICE", first.name.c_str());
   const pl::Runtime rt = pl::Runtime::open();
   CHECK((rt.kind() == pl::backend_kind::opencl || rt.kind() == pl::backend_kind::cuda));

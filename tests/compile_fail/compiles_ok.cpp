@@ -16,4 +16,10 @@ int main() {
   // Unqualified math on kernel values is pl::'s, found by argument-dependent lookup.
   auto unqualified = pl::kernel("unqualified", [](auto x, auto y) { y = sqrt(fabs(x)) + pow(x, 2) + min(x, 1.0); });
   pl::par_loop(unqualified, s, x(pl::READ), y(pl::WRITE));
+  // Options in any order, each once; pl::autotune with a range.
+  pl::par_loop(k, s, pl::range{0, 2}, pl::chunked{16, 64}, pl::conflicts::colors, x(pl::READ), y(pl::WRITE), r(pl::INC),
+               g(pl::MIN));
+  pl::par_loop(k, s, pl::conflicts::colors, pl::chunked{16, 64}, pl::range{0, 2}, x(pl::READ), y(pl::WRITE), r(pl::INC),
+               g(pl::MIN));
+  pl::par_loop(k, s, pl::range{0, 2}, pl::autotune{}, x(pl::READ), y(pl::WRITE), r(pl::INC), g(pl::MIN));
 }

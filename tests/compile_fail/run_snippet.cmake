@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 # Compiles one snippet and checks the outcome its `// expect:` lines name: `success`, or
-# text the compiler's diagnostics must contain (every line must match).
+# text the compiler's diagnostics must contain (every line must match). A snippet of several
+# cases says `// case NAME: text` for each: it is compiled once per case with -DNAME, and each
+# compile must fail with its text.
 file(STRINGS "${SNIPPET}" expectations REGEX "^// expect: ")
-if(NOT expectations)
-  message(FATAL_ERROR "${SNIPPET} has no '// expect:' line")
+file(STRINGS "${SNIPPET}" cases REGEX "^// case [A-Z_0-9]+: ")
+if(NOT expectations AND NOT cases)
+  message(FATAL_ERROR "${SNIPPET} has no '// expect:' or '// case NAME:' line")
 endif()
 string(REPLACE "|" ";" include_list "${INCLUDES}")
 set(include_flags)
@@ -12,23 +15,40 @@ foreach(dir IN LISTS include_list)
     list(APPEND include_flags "-I${dir}")
   endif()
 endforeach()
-execute_process(
-  COMMAND "${CXX}" -std=c++20 -fsyntax-only ${include_flags} "${SNIPPET}"
-  RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
-foreach(line IN LISTS expectations)
-  string(REGEX REPLACE "^// expect: " "" wanted "${line}")
-  if(wanted STREQUAL "success")
-    if(NOT result EQUAL 0)
-      message(FATAL_ERROR "${SNIPPET} should compile but failed:\n${out}")
+
+# Compiles the snippet with `defines` once; fails the test unless the outcome is each of
+# `wanted` (a list: `success`, or texts the diagnostics must contain).
+function(expect wanted defines)
+  execute_process(
+    COMMAND "${CXX}" -std=c++20 -fsyntax-only ${include_flags} ${defines} "${SNIPPET}"
+    RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  foreach(text IN LISTS wanted)
+    if(text STREQUAL "success")
+      if(NOT result EQUAL 0)
+        message(FATAL_ERROR "${SNIPPET} ${defines} should compile but failed:\n${out}")
+      endif()
+    elseif(result EQUAL 0)
+      message(FATAL_ERROR "${SNIPPET} ${defines} compiled but must not: expected a diagnostic containing '${text}'")
+    else()
+      string(FIND "${out}" "${text}" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "${SNIPPET} ${defines} failed to compile, but without '${text}'. The diagnostics:\n${out}")
+      endif()
     endif()
-  else()
-    if(result EQUAL 0)
-      message(FATAL_ERROR "${SNIPPET} compiled but must not: expected a diagnostic containing '${wanted}'")
-    endif()
-    string(FIND "${out}" "${wanted}" at)
-    if(at EQUAL -1)
-      message(FATAL_ERROR "${SNIPPET} failed to compile, but without '${wanted}'. The diagnostics:\n${out}")
-    endif()
-  endif()
+  endforeach()
+endfunction()
+
+if(expectations)
+  set(wanted)
+  foreach(line IN LISTS expectations)
+    string(REGEX REPLACE "^// expect: " "" text "${line}")
+    list(APPEND wanted "${text}")
+  endforeach()
+  expect("${wanted}" "")
+endif()
+foreach(line IN LISTS cases)
+  string(REGEX REPLACE "^// case ([A-Z_0-9]+): .*$" "\\1" name "${line}")
+  string(REGEX REPLACE "^// case [A-Z_0-9]+: " "" text "${line}")
+  expect("${text}" "-D${name}")
 endforeach()
 message(STATUS "${SNIPPET}: as expected")

@@ -59,6 +59,8 @@ struct compiled_kernel {
   // lack it. Guarded by the cache's mutex; the latest also read without a lock.
   std::vector<std::uint64_t> agreed_over;
   std::atomic<std::uint64_t> last_agreed{0};
+  // The kernel published before this one in its entry's list; set before publishing.
+  compiled_kernel* next_published = nullptr;
 };
 
 // How a loop is launched: its strategy, and how its combining writes through maps are kept apart.
@@ -68,11 +70,23 @@ struct loop_launch {
   friend bool operator==(const loop_launch&, const loop_launch&) = default;
 };
 
-// The launch autotuning chose for one signature on one backend (exec/autotune.hpp).
+// What an autotuned launch is chosen for besides the signature and backend: ranges of one size
+// class (exec/autotune.hpp's size_class), or a distributed loop over one link (0: none), for
+// which rank 0 chooses and every rank takes its choice.
+struct tuning_key {
+  std::uint64_t link = 0;
+  int size_class = 0;
+  friend bool operator==(const tuning_key&, const tuning_key&) = default;
+};
+
+// The launch autotuning chose for one signature on one backend, for one tuning key.
 struct tuned_launch {
-  tuned_launch(std::uint64_t backend_id, loop_launch l) : backend(backend_id), chosen(std::move(l)) {}
+  tuned_launch(std::uint64_t backend_id, tuning_key k, loop_launch l) : backend(backend_id), key(k), chosen(std::move(l)) {}
   const std::uint64_t backend;
+  const tuning_key key;
   const loop_launch chosen;
+  // The choice published before this one in its entry's list; set before publishing.
+  const tuned_launch* next_published = nullptr;
 };
 
 struct signature_entry {
@@ -87,13 +101,37 @@ struct signature_entry {
   std::array<std::atomic<compiled_kernel*>, 4> last_hit{};
   // Guarded by the cache's mutex.
   std::vector<std::unique_ptr<compiled_kernel>> compiled;
+  // Every kernel built from this entry, newest first, read without a lock where the slot holds
+  // another backend's (more live backends than slots): only prepended to, and a published
+  // kernel is never freed while the entry lives (a closed backend's stays, its id never reused).
+  std::atomic<compiled_kernel*> published{nullptr};
   // The launch autotuning chose on each of a few backends (by id), read without a lock; the
-  // choices are kept in `tuned`, guarded by the cache's tuning mutex, and never freed before the
-  // entry.
+  // choices are kept in `tuned`, guarded by the cache's tuning mutex, never freed before the
+  // entry, and listed in `tuned_published` as kernels are in `published`.
   std::array<std::atomic<const tuned_launch*>, 4> tuned_slot{};
   std::vector<std::unique_ptr<tuned_launch>> tuned;
+  std::atomic<const tuned_launch*> tuned_published{nullptr};
   // The entry made before this one: readers walk the list from the newest without a lock.
   signature_entry* older = nullptr;
+};
+
+// While one lives on a thread, kernels compiled for its launches are not stored in the disk
+// cache (they are still loaded from it): autotuning's candidates, of which only the winner is
+// kept (kernel_cache::keep_on_disk), so that tuning does not leave every candidate's binary.
+class trial_builds {
+ public:
+  trial_builds() : previous_(current()) { current() = true; }
+  ~trial_builds() { current() = previous_; }
+  trial_builds(const trial_builds&) = delete;
+  trial_builds& operator=(const trial_builds&) = delete;
+  static bool active() { return current(); }
+
+ private:
+  static bool& current() {
+    thread_local bool on = false;
+    return on;
+  }
+  bool previous_;
 };
 
 class kernel_cache {
@@ -144,37 +182,85 @@ class kernel_cache {
   launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s,
                          conflicts writes = conflicts::atomics) {
     std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
-    if (compiled_kernel* c = slot.load(std::memory_order_acquire);
-        c != nullptr && c->backend == device.id() && c->writes == writes && c->launch == s && usable_here(*c)) {
+    const auto ready = [&](const compiled_kernel* c) {
+      return c != nullptr && c->backend == device.id() && c->writes == writes && c->launch == s && usable_here(*c);
+    };
+    if (compiled_kernel* c = slot.load(std::memory_order_acquire); ready(c)) {
+      stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+      return *c->loaded;
+    }
+    // Another backend's kernel in the slot (their ids meet modulo its size), or another strategy:
+    // the published list, also without a lock, whatever the number of live backends.
+    for (compiled_kernel* c = e.published.load(std::memory_order_acquire); c != nullptr;
+         c = c->next_published) {
+      if (!ready(c)) continue;
+      slot.store(c, std::memory_order_release);
       stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
       return *c->loaded;
     }
     return find_or_build(e, device, s, writes, slot);
   }
 
-  // The launch autotuning chose for this entry on this backend: after the first call, found
-  // with an atomic load. The first call runs `tune()`, which returns the choice; calls of other
-  // threads wait for it (a kernel is tuned once per backend).
-  template <class Tune>
-  const loop_launch& tuned(signature_entry& e, device_backend& device, Tune&& tune) {
+  // The launch autotuning chose for this entry on this backend for `key`, or null: found
+  // without a lock (a slot, then the published list).
+  const loop_launch* find_tuned(signature_entry& e, const device_backend& device, tuning_key key) const {
     std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
-    if (const tuned_launch* t = slot.load(std::memory_order_acquire); t != nullptr && t->backend == device.id()) {
-      return t->chosen;
+    const auto chosen_for = [&](const tuned_launch* t) { return t != nullptr && t->backend == device.id() && t->key == key; };
+    if (const tuned_launch* t = slot.load(std::memory_order_acquire); chosen_for(t)) return &t->chosen;
+    for (const tuned_launch* t = e.tuned_published.load(std::memory_order_acquire); t != nullptr; t = t->next_published) {
+      if (!chosen_for(t)) continue;
+      slot.store(t, std::memory_order_release);
+      return &t->chosen;
     }
+    return nullptr;
+  }
+
+  // The launch autotuning chose for this entry on this backend for `key`: after the first call,
+  // found without a lock. The first call runs `tune()`, which returns the choice; calls of other
+  // threads wait for it (a kernel is tuned once per backend and key). `tune` must not ask this
+  // cache for another choice (find_tuned it may).
+  template <class Tune>
+  const loop_launch& tuned(signature_entry& e, device_backend& device, tuning_key key, Tune&& tune) {
+    if (const loop_launch* known = find_tuned(e, device, key)) return *known;
+    std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
     std::lock_guard lock(store_->tuning);
     for (const auto& t : e.tuned) {
-      if (t->backend != device.id()) continue;
+      if (t->backend != device.id() || t->key != key) continue;
       slot.store(t.get(), std::memory_order_release);
       return t->chosen;
     }
-    auto made = std::make_unique<tuned_launch>(device.id(), tune());
+    auto made = std::make_unique<tuned_launch>(device.id(), key, tune());
+    made->next_published = e.tuned_published.load(std::memory_order_relaxed);
     const tuned_launch* t = made.get();
     e.tuned.push_back(std::move(made));
+    e.tuned_published.store(t, std::memory_order_release);
     slot.store(t, std::memory_order_release);
     return t->chosen;
   }
   // A loop autotuned by timing its candidates (not by a choice found in the disk cache).
   void count_tuning() { stats_->tunings.fetch_add(1); }
+
+  // Stores in the disk cache the kernel this entry launched on `device` as `l` (built under
+  // trial_builds, so not stored then), where the device keeps a disk cache.
+  void keep_on_disk(signature_entry& e, device_backend& device, const loop_launch& l) {
+    const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
+    if (disk == nullptr) return;
+    const launcher* held = nullptr;
+    {
+      std::lock_guard lock(store_->mutex);
+      for (const auto& c : e.compiled) {
+        if (c->backend == device.id() && c->launch == l.launch && c->writes == l.writes) held = c->loaded.get();
+      }
+    }
+    if (held == nullptr) return;
+    const exec::kernel_source source = source_of(e, device, l.launch, l.writes);
+    const cache::key_material material = material_of(device, source);
+    const std::string key = cache::key_of(material);
+    if (disk->load(material, key)) return;
+    // A device that finishes a kernel at its first launch (PoCL) has its binary once that ran.
+    device.wait();
+    disk->store(material, key, held->record());
+  }
 
   // A par_loop call that ran (on any backend; an empty range too).
   void count_launch() { stats_->launches.fetch_add(1, std::memory_order_relaxed); }
@@ -301,6 +387,7 @@ class kernel_cache {
           mark_agreed(*c, *link);
         }
         stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+        stats_->locked_hits.fetch_add(1, std::memory_order_relaxed);
         slot.store(c, std::memory_order_release);
         return *c->loaded;
       }
@@ -324,6 +411,8 @@ class kernel_cache {
     lock.lock();
     c->loaded = std::move(loaded);
     if (link != nullptr) mark_agreed(*c, *link);
+    c->next_published = e.published.load(std::memory_order_relaxed);
+    e.published.store(c, std::memory_order_release);
     slot.store(c, std::memory_order_release);
     st.changed.notify_all();
     return *c->loaded;
@@ -348,6 +437,7 @@ class kernel_cache {
     if (disk == nullptr) return compile(device, source, name);
     const std::string key = cache::key_of(material);
     if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;
+    if (trial_builds::active()) return compile(device, source, name);
     cache::key_lock held = disk->lock(material.signature.backend, key, std::chrono::seconds(30));
     if (held.held()) {
       if (auto loaded = load_from(device, *disk, material, key, name)) return loaded;

@@ -33,6 +33,9 @@ struct kernel_stats {
   std::atomic<std::uint64_t> received{0};
   // Device launches that found their compiled kernel already in memory.
   std::atomic<std::uint64_t> memory_hits{0};
+  // Of those, the ones that took the kernel cache's lock to find it: only a first launch on a
+  // runtime with a kernel another thread built, or one that must first be agreed on over a link.
+  std::atomic<std::uint64_t> locked_hits{0};
   // par_loop calls that ran, on any backend, empty ranges too: on a device each is a compile, a
   // disk hit, a kernel received from another rank or a memory hit.
   std::atomic<std::uint64_t> launches{0};

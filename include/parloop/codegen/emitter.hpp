@@ -36,6 +36,10 @@ namespace parloop::codegen {
 // user picks can meet a keyword, macro or built-in of a device language (step, read_only,
 // M_PI), or a name of the generated code.
 inline std::string entry_name(const ir::kernel& k) { return "pl_kernel_" + k.name; }
+// What a kernel from source's C function is called in the generated source: a macro renames the
+// user's name around their source, so that a name OpenCL C or CUDA takes (kernel, half, M_PI)
+// meets no keyword, built-in or macro of theirs.
+inline std::string raw_function_name(const ir::kernel& k) { return "pl_fn_" + k.name; }
 
 // Whether an argument of k moves as vectors under vectors_across_workgroups: a direct one, whose
 // consecutive elements' values lie side by side, of a type every dialect has vectors of. Not an
@@ -70,9 +74,12 @@ class emitter {
     if (raw()) {
       out.blank();
       d_.source_prelude(out);
+      out.line("#undef {}", k_.name);
+      out.line("#define {} {}", k_.name, raw_function_name(k_));
       out.verbatim(k_.raw_source);
       out.line("// The function parloop calls; a definition of other types above fails here.");
-      out.line("{}", d_.prototype_check(k_.name, raw_parameters()));
+      out.line("{}", d_.prototype_check(raw_function_name(k_), raw_parameters()));
+      out.line("#undef {}", k_.name);
     }
     out.blank();
     out.append(kernel);
@@ -382,7 +389,7 @@ class emitter {
   void raw_call(source_writer& w) {
     std::string args;
     for (std::size_t i = 0; i < k_.params.size(); ++i) args += fmt::format("{}arg{}", i == 0 ? "" : ", ", i);
-    w.line("{}({});", k_.name, args);
+    w.line("{}({});", raw_function_name(k_), args);
   }
 
   void kernel_definition(source_writer& w) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -44,10 +45,14 @@ struct map_state : std::enable_shared_from_this<map_state> {
 
   // The colourings and two-level plans of loops over ranges of `from` that combine into
   // targets of this map (and maybe of others, held weakly: one whose map has gone is never
-  // found again). Made once per range, maps and block, and kept: the values never change. Used
-  // by the runtime's thread.
+  // found again). Made once per range, maps and block, and kept, since the values never change
+  // -- at most max_kept_colorings of them, the least recently used going first, so that loops
+  // over ever new ranges do not keep (and keep uploaded) one colouring each. Used by the
+  // runtime's thread.
+  static constexpr std::size_t max_kept_colorings = 32;
   struct kept_coloring {
     index_t start, end;
+    std::uint64_t last_use;  // of coloring_uses
     std::vector<std::pair<std::weak_ptr<const map_state>, combined_targets>> through;
     // A plan's block size and staged groups; 0 and none for a colouring.
     int block;
@@ -56,6 +61,7 @@ struct map_state : std::enable_shared_from_this<map_state> {
     std::shared_ptr<block_plan> plan;
   };
   mutable std::vector<kept_coloring> colorings;
+  mutable std::uint64_t coloring_uses = 0;
 
   // Two elements of `from` that a loop over [start, end) sends to one target through `slot`
   // (through any slot when slot is whole_map), or nothing when every target is distinct.

@@ -13,6 +13,7 @@
 #include "parloop/core/autotune.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
+#include "parloop/core/environment.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
@@ -48,10 +49,25 @@ struct runtime_state {
   conflicts default_conflicts = conflicts::atomics;
   // Whether par_loops that name no strategy and no conflicts are autotuned (core/autotune.hpp).
   bool autotune = false;
+  // Whether each par_loop of a traced kernel traces it again and refuses to run where the
+  // trace differs from the one kept (a captured value changed): PARLOOP_CHECK_TRACES.
+  bool check_traces = false;
   // How the device keeps dats of several components: the backend's choice when it opens.
   dat_layout dats = dat_layout::aos;
   transfer_stats transfers;
 };
+
+// PARLOOP_CHECK_TRACES: on by default in a program compiled without NDEBUG.
+inline bool trace_check_from_environment() {
+#ifdef NDEBUG
+  constexpr bool by_default = false;
+#else
+  constexpr bool by_default = true;
+#endif
+  return switch_from_environment("PARLOOP_CHECK_TRACES", by_default,
+                                 "each loop traces its kernel again and refuses one whose trace changed",
+                                 "a kernel is traced once per argument signature");
+}
 
 // A device backend built into the program.
 struct backend_entry {
@@ -122,6 +138,7 @@ class Runtime {
     state->kind = kind;
     state->default_conflicts = detail::conflicts_from_environment();
     state->autotune = detail::autotune_from_environment();
+    state->check_traces = detail::trace_check_from_environment();
     if (kind != backend_kind::host) {
       const detail::backend_entry* entry = detail::backend_entry_of(kind);
       const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
@@ -162,6 +179,13 @@ class Runtime {
   // nothing to choose.
   bool autotunes() const { return state_->autotune; }
   void set_autotune(bool on) { state_->autotune = on; }
+
+  // Whether each par_loop of a pl::kernel traces the lambda again and refuses to run where the
+  // trace differs from the one its compiled code was made from (a value the lambda captured by
+  // reference changed between loops). PARLOOP_CHECK_TRACES when the runtime opened; by default
+  // on where the program is compiled without NDEBUG (a Debug build), off otherwise.
+  bool checks_traces() const { return state_->check_traces; }
+  void set_check_traces(bool on) { state_->check_traces = on; }
 
   // How the device keeps dats of several components: PARLOOP_DAT_LAYOUT when the runtime
   // opened, else soa; aos on the host backend, whose dats are the program's arrays.

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cctype>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <typeindex>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "parloop/cache/kernel_cache.hpp"
 #include "parloop/dsl/aliasing.hpp"
@@ -21,12 +24,20 @@ namespace parloop {
 
 namespace detail {
 
-// A traced kernel's name only names its entry point, pl_kernel_<name>: any C identifier will
-// do.
+// The longest kernel name: it names the entry point, pl_kernel_<name>, and the file a source is
+// dumped to, <name>-<hash>.cl; PoCL aborts on an entry point of about 250 characters.
+inline constexpr std::size_t max_kernel_name = 128;
+
+// A traced kernel's name only names its entry point, pl_kernel_<name>: any C identifier of up to
+// max_kernel_name characters will do.
 inline void check_kernel_name(const std::string& name) {
   if (!ir::detail::is_identifier(name)) {
     throw argument_error("kernel name '" + name +
                          "' is not a C identifier: use letters, digits and _, not starting with a digit");
+  }
+  if (name.size() > max_kernel_name) {
+    throw argument_error(fmt::format("kernel name '{}...' has {} characters: at most {} are allowed",
+                                     name.substr(0, 32), name.size(), max_kernel_name));
   }
 }
 
@@ -36,8 +47,12 @@ inline bool is_generated_name(std::string_view s, std::string_view prefix) {
   return s.size() > prefix.size() && s.starts_with(prefix) && std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
 }
 
-// A source kernel's name is also its C function's, which the entry point calls: it must not
-// be one of the entry point's own names.
+// A source kernel's name is also its C function's, which the entry point calls. The generated
+// source renames it by a macro around the user's source (codegen's raw_function_name), so that
+// a name the device language takes -- a keyword (kernel, half), a built-in (barrier) or a macro
+// (M_PI, NULL) of OpenCL C or CUDA -- works on every backend. What a macro cannot rename is
+// refused: C's keywords, names C reserves, the preprocessor's `defined`, the entry point's own
+// names, and the dialects' macros the entry point uses after the source.
 inline void check_source_kernel_name(const std::string& name) {
   check_kernel_name(name);
   if (name.starts_with("pl_") || is_generated_name(name, "arg") || is_generated_name(name, "data") ||
@@ -45,6 +60,27 @@ inline void check_source_kernel_name(const std::string& name) {
     throw argument_error("kernel_from_source name '" + name +
                          "' is a name of the generated entry point (pl_..., arg<N>, data<N>, map<N>): "
                          "name the C function otherwise");
+  }
+  static constexpr std::string_view c_keywords[] = {
+      "auto",     "break",    "case",     "char",       "const",          "continue",      "default",
+      "do",       "double",   "else",     "enum",       "extern",         "float",         "for",
+      "goto",     "if",       "inline",   "int",        "long",           "register",      "restrict",
+      "return",   "short",    "signed",   "sizeof",     "static",         "struct",        "switch",
+      "typedef",  "union",    "unsigned", "void",       "volatile",       "while",         "defined"};
+  for (const std::string_view word : c_keywords) {
+    if (name == word) throw argument_error("kernel_from_source name '" + name + "' is a word of C: name the function otherwise");
+  }
+  if (name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])))) {
+    throw argument_error("kernel_from_source name '" + name +
+                         "' is reserved by C (it starts with __ or _ and a capital): name the function otherwise");
+  }
+  static constexpr std::string_view used_by_entry_point[] = {"INFINITY", "NAN", "CLK_LOCAL_MEM_FENCE",
+                                                             "CLK_GLOBAL_MEM_FENCE"};
+  for (const std::string_view macro : used_by_entry_point) {
+    if (name == macro) {
+      throw argument_error("kernel_from_source name '" + name +
+                           "' is a macro of OpenCL C that the generated entry point uses: name the function otherwise");
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 #include "parloop/cache/kernel_cache.hpp"
 #include "parloop/dsl/aliasing.hpp"
 #include "parloop/dsl/kernel.hpp"
+#include "parloop/dsl/source_includes.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
 #include "parloop/ir/kernel.hpp"
@@ -30,15 +31,17 @@ struct source_kernel_state {
 
 // `source` defines `void name(T0* a0, T1* a1, ...)`, one pointer per par_loop argument in
 // order (const for READ): a dat's Dim components, a whole-map argument's arity * Dim values
-// slot by slot, a global's Dim values. It runs on device backends only.
+// slot by slot, a global's Dim values. Its #include lines are replaced by the files they name,
+// found in `headers` (dsl/source_includes.hpp) and read now. It runs on device backends only.
 class SourceKernel {
  public:
-  SourceKernel(std::string name, std::string source) {
+  SourceKernel(std::string name, const std::string& source, const include_path& headers = {}) {
     detail::check_source_kernel_name(name);
     if (source.find_first_not_of(" \t\r\n") == std::string::npos) {
       throw argument_error("kernel_from_source '" + name + "': the source is empty");
     }
-    state_ = std::make_shared<detail::source_kernel_state>(std::move(name), std::move(source));
+    std::string resolved = detail::resolve_includes(name, source, headers);
+    state_ = std::make_shared<detail::source_kernel_state>(std::move(name), std::move(resolved));
   }
 
   const std::string& name() const { return state_->name; }
@@ -71,8 +74,8 @@ class SourceKernel {
   std::shared_ptr<detail::source_kernel_state> state_;
 };
 
-inline SourceKernel kernel_from_source(std::string name, std::string c_source) {
-  return SourceKernel(std::move(name), std::move(c_source));
+inline SourceKernel kernel_from_source(std::string name, const std::string& c_source, const include_path& headers = {}) {
+  return SourceKernel(std::move(name), c_source, headers);
 }
 
 }  // namespace parloop

@@ -3,13 +3,15 @@
 // the backend's tuning strategies, times atomics, colours and two-level plans where elements
 // combine writes through maps -- runs the loop from the same values: once to compile and colour,
 // then three times timed to the end on the device. The fastest is kept for the kernel's signature
-// on that backend, and in the disk cache beside the kernels (a record of format launch_choice),
-// so that a later run of the program neither times nor compiles the others. The loop itself
-// then runs once, as the winner, from the values it was called with.
+// on that backend and the range's size class, and in the disk cache beside the kernels (a record
+// of format launch_choice, with the winner's binary and no other candidate's), so that a later
+// run of the program neither times nor compiles the others. The loop itself then runs once, as
+// the winner, from the values it was called with. A distributed loop takes rank 0's choice.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -27,6 +29,7 @@
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/conflicts.hpp"
+#include "parloop/core/distribution.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/error.hpp"
@@ -97,14 +100,28 @@ inline std::optional<loop_launch> choice_from_bytes(const std::vector<unsigned c
   return loop_launch{s, static_cast<conflicts>(bytes[1])};
 }
 
+// A range's size class: lengths of bit width 2c and 2c + 1, from 2^(2c-1) to 2^(2c+1) - 1
+// elements, share a choice -- 16 elements do not choose for a million, and a length that moves
+// a little (another mesh of about the size) finds the choice made, in memory and on disk alike.
+inline int size_class(index_t elements) {
+  return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<index_t>(elements, 0)))) / 2;
+}
+
+// The lengths of size class c, as the log says them.
+inline std::string size_class_lengths(int c) {
+  const std::uint64_t least = c == 0 ? 0 : std::uint64_t{1} << (2 * c - 1), most = (std::uint64_t{1} << (2 * c + 1)) - 1;
+  return fmt::format("{} to {} elements", least, most);
+}
+
 // What the choice depends on besides the device: the kernel as the device runs it (its source for
 // the first candidate, which carries the runtime's code options), the candidates and the range's
-// length.
+// size class.
 inline cache::key_material choice_material(const device_backend& device, const ir::kernel& k,
-                                           const std::vector<loop_launch>& candidates, index_t elements) {
+                                           const std::vector<loop_launch>& candidates, int size_class) {
   codegen::options o = device.codegen_options();
   o.writes = candidates.front().writes;
-  std::string text = fmt::format("parloop autotuning over {} elements among:", elements);
+  std::string text = fmt::format("parloop autotuning for ranges of size class {} ({}) among:", size_class,
+                                 size_class_lengths(size_class));
   for (const loop_launch& c : candidates) text += fmt::format(" {} {};", to_string(c.launch), to_string(c.writes));
   text += "\n" + exec::make_source(k, device.dialect(), candidates.front().launch, o).code.text;
   // No launch goes with it: a grid of one group (a functor has at least one operation).
@@ -202,41 +219,94 @@ loop_launch time_candidates(device_backend& device, const K& k, signature_entry&
   return *best;
 }
 
+// The launch of k's `entry` for ranges of r's size class on `device`, chosen now: the one the
+// disk cache keeps, else the fastest of the candidates timed over r (their binaries not stored:
+// only the winner's is, with the choice).
+template <class K, class... Args>
+loop_launch choose_launch(device_backend& device, const K& k, signature_entry& entry, range r, const Args&... args) {
+  const int size = size_class(r.end - r.start);
+  const std::vector<loop_launch> candidates = launch_candidates(*entry.ir, device);
+  const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
+  std::optional<cache::key_material> material;
+  std::string key;
+  if (disk != nullptr) {
+    material = choice_material(device, *entry.ir, candidates, size);
+    key = cache::key_of(*material);
+    const std::optional<cache::kernel_record> record = disk->load(*material, key);
+    if (record && record->format == cache::binary_format::launch_choice) {
+      const std::optional<loop_launch> stored = choice_from_bytes(record->binary);
+      if (stored && std::find(candidates.begin(), candidates.end(), *stored) != candidates.end()) {
+        if (cache::log_info()) {
+          cache::log("autotuning '{}' for {}: {} {}, as the disk cache keeps it", entry.ir->name,
+                     size_class_lengths(size), to_string(stored->launch), to_string(stored->writes));
+        }
+        return *stored;
+      }
+    }
+  }
+  const loop_launch best = [&] {
+    const trial_builds trial;
+    return time_candidates(device, k, entry, candidates, r, args...);
+  }();
+  k.cache().count_tuning();
+  if (cache::log_info()) {
+    cache::log("autotuned '{}' on {} for {}: {} {}", entry.ir->name, device.describe(), size_class_lengths(size),
+               to_string(best.launch), to_string(best.writes));
+  }
+  if (disk != nullptr) {
+    k.cache().keep_on_disk(entry, device, best);
+    disk->store(*material, key, choice_record(*material, entry.ir->name, best));
+  }
+  return best;
+}
+
 // The launch of k's `entry` over r on `device`: `fallback` for an empty range (nothing to time);
-// else the one chosen for the signature on this backend, found in memory, in the disk cache, or
-// by timing the candidates now.
+// else the one chosen for the signature on this backend and r's size class, found in memory, in
+// the disk cache, or by timing the candidates now.
 template <class K, class... Args>
 loop_launch autotuned(device_backend& device, const K& k, signature_entry& entry, const loop_launch& fallback, range r,
                       const Args&... args) {
   if (r.end <= r.start) return fallback;
-  return k.cache().tuned(entry, device, [&] {
-    const std::vector<loop_launch> candidates = launch_candidates(*entry.ir, device);
-    const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
-    std::optional<cache::key_material> material;
-    std::string key;
-    if (disk != nullptr) {
-      material = choice_material(device, *entry.ir, candidates, r.end - r.start);
-      key = cache::key_of(*material);
-      const std::optional<cache::kernel_record> record = disk->load(*material, key);
-      if (record && record->format == cache::binary_format::launch_choice) {
-        const std::optional<loop_launch> stored = choice_from_bytes(record->binary);
-        if (stored && std::find(candidates.begin(), candidates.end(), *stored) != candidates.end()) {
-          if (cache::log_info()) {
-            cache::log("autotuning '{}': {} {}, as the disk cache keeps it", entry.ir->name, to_string(stored->launch),
-                       to_string(stored->writes));
-          }
-          return *stored;
+  return k.cache().tuned(entry, device, tuning_key{0, size_class(r.end - r.start)},
+                         [&] { return choose_launch(device, k, entry, r, args...); });
+}
+
+// The launch of a distributed loop over `link`, whose set has `global_size` elements, r being
+// this rank's part: rank 0 chooses (as autotuned, over its own part) and every rank takes its
+// choice, so that the ranks launch alike and sum in the same order. Kept per link and global size
+// class; every rank asks at the same call (distributed loops are made by every rank in order).
+template <class K, class... Args>
+loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, const K& k,
+                           signature_entry& entry, const loop_launch& fallback, range r, const Args&... args) {
+  return k.cache().tuned(entry, device, tuning_key{link.id, size_class(global_size)}, [&] {
+    std::string bytes;
+    if (link.rank() == 0) {
+      try {
+        loop_launch chosen = fallback;
+        if (r.end > r.start) {
+          const loop_launch* known = k.cache().find_tuned(entry, device, tuning_key{0, size_class(r.end - r.start)});
+          chosen = known != nullptr ? *known : choose_launch(device, k, entry, r, args...);
         }
+        const std::vector<unsigned char> b = choice_bytes(chosen);
+        bytes.assign(b.begin(), b.end());
+      } catch (...) {
+        // The others hear of it (no choice) rather than wait for one.
+        std::string none;
+        link.broadcast(none, 0);
+        throw;
       }
     }
-    const loop_launch best = time_candidates(device, k, entry, candidates, r, args...);
-    k.cache().count_tuning();
-    if (cache::log_info()) {
-      cache::log("autotuned '{}' on {}: {} {}", entry.ir->name, device.describe(), to_string(best.launch),
-                 to_string(best.writes));
+    link.broadcast(bytes, 0);
+    const std::optional<loop_launch> chosen =
+        bytes.empty() ? std::nullopt : choice_from_bytes(std::vector<unsigned char>(bytes.begin(), bytes.end()));
+    if (!chosen) {
+      throw error(fmt::format("autotuning '{}': rank 0 could not choose a launch (its error says why)", entry.ir->name));
     }
-    if (disk != nullptr) disk->store(*material, key, choice_record(*material, entry.ir->name, best));
-    return best;
+    if (cache::log_info() && link.rank() != 0) {
+      cache::log("autotuning '{}': {} {}, as rank 0 chose", entry.ir->name, to_string(chosen->launch),
+                 to_string(chosen->writes));
+    }
+    return *chosen;
   });
 }
 

@@ -100,7 +100,7 @@ const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int
   const std::span<const combined_targets> through(c.through.data(), c.count);
   const std::span<const staged_group> groups(c.groups.data(), block > 0 ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
-  for (const map_state::kept_coloring& k : keeper.colorings) {
+  for (map_state::kept_coloring& k : keeper.colorings) {
     if (k.start != r.start || k.end != r.end || k.block != block || k.through.size() != c.count ||
         k.groups.size() != groups.size()) {
       continue;
@@ -111,10 +111,14 @@ const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int
              same_targets(k.through[i].second, through[i]);
     }
     for (std::size_t g = 0; g < groups.size() && same; ++g) same = same_group(k.groups[g], groups[g]);
-    if (same) return k;
+    if (same) {
+      k.last_use = ++keeper.coloring_uses;
+      return k;
+    }
   }
   transfer_stats& transfers = keeper.from.runtime().state()->transfers;
-  map_state::kept_coloring made{r.start, r.end, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr};
+  map_state::kept_coloring made{
+      r.start, r.end, ++keeper.coloring_uses, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr};
   if (block > 0) made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers);
   else made.colors = color_elements(r.start, r.end, through, transfers);
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
@@ -122,6 +126,10 @@ const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int
   std::erase_if(keeper.colorings, [](const map_state::kept_coloring& k) {
     return std::any_of(k.through.begin(), k.through.end(), [](const auto& t) { return t.first.expired(); });
   });
+  if (keeper.colorings.size() >= map_state::max_kept_colorings) {
+    keeper.colorings.erase(std::min_element(keeper.colorings.begin(), keeper.colorings.end(),
+                                            [](const auto& a, const auto& b) { return a.last_use < b.last_use; }));
+  }
   keeper.colorings.push_back(std::move(made));
   return keeper.colorings.back();
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace parloop::exec {
 
@@ -47,6 +48,16 @@ inline int local_rank() {
 // the count (ranks on one node spread over its GPUs); the first outside an MPI job.
 inline std::size_t device_of_local_rank(std::size_t count, int rank) {
   return rank < 0 || count == 0 ? 0 : static_cast<std::size_t>(rank) % count;
+}
+
+// The device the environment selects from a backend's devices `all`: the selector
+// (`backend_variable`, else PARLOOP_DEVICE) as the backend's `select(all, selector, local rank)`
+// matches it; without a selector, the device of this process's local rank. Every backend's
+// status and open choose here, so that no path forgets the rank (ranks on a node once all
+// opened device 0).
+template <class Device, class Select>
+Device device_from_environment(const std::vector<Device>& all, const char* backend_variable, Select select) {
+  return select(all, device_selector(backend_variable), local_rank());
 }
 
 // Whether `name` contains `part`, ignoring case.

@@ -219,8 +219,17 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
     }
   }
   kernel_ir(k, args...);
+  if (set.runtime().checks_traces()) check_trace(k, args...);
   if constexpr (sums && runs_exec_halo) kernel_ir(k, over_exec_halo(args)...);
   if (d.link->checks_calls) check_same_calls(k.name(), set, d, runs_exec_halo, args...);
+  // An autotuned loop launches as rank 0 chose (timed there before any value changes), so that
+  // every rank runs alike; its kernels are then agreed on as any loop's.
+  loop_choice launch_how = how;
+  if (how.tune && set.runtime().kind() != backend_kind::host) {
+    launch_how = {autotuned_over(*d.link, d.global_size, *set.runtime().state()->backend, k, k.entry(args...),
+                                 how.named, range{0, end}, args...),
+                  false, false};
+  }
   (start_sum(args, d.link->rank()), ...);
 
   // Every halo packed before any is read back: one wait for the queue, however many dats.
@@ -238,12 +247,11 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   const index_t owned_part_end = sums ? std::min(end, d.owned_end) : end;
   // Without a halo to wait for, the owned part at once; else the core first. Each part runs on
   // every rank, empty or not, so that every rank asks for the loop's kernels at the same calls:
-  // they are agreed on over the link (one rank compiles). An autotuned loop's candidates are
-  // timed by each rank on its own part, so each builds its own.
+  // they are agreed on over the link (one rank compiles).
   const index_t first = waiting ? d.core_end : owned_part_end;
   const auto part = [&](range r, const auto&... part_args) {
-    const agreeing_on agreed(how.tune ? nullptr : d.link.get());
-    run_range(k, set, how, r, part_args...);
+    const agreeing_on agreed(d.link.get());
+    run_range(k, set, launch_how, r, part_args...);
   };
   part(range{0, first}, args...);
   if (waiting) {

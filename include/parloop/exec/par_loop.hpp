@@ -143,10 +143,37 @@ inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_
                                     std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked> ||
                                     std::is_same_v<S, vectors_across_workgroups>;
 
+// How many of `Options` are of the kind `is`.
+template <template <class> class Is, class... Options>
+inline constexpr int count_of = (0 + ... + (Is<Options>::value ? 1 : 0));
+template <class S>
+struct strategy_option : std::bool_constant<is_strategy<S>> {};
+template <class T>
+struct range_option : std::is_same<T, range> {};
+template <class T>
+struct conflicts_option : std::is_same<T, conflicts> {};
+template <class T>
+struct autotune_option : std::is_same<T, autotune> {};
+
+// par_loop's options mean the same in any order: each is named at most once, and pl::autotune,
+// which chooses the strategy and the conflicts by timing, is not named with either.
+template <class... Rest>
+constexpr bool check_options() {
+  constexpr int strategies = count_of<strategy_option, Rest...>, ranges = count_of<range_option, Rest...>,
+                conflicts_named = count_of<conflicts_option, Rest...>, autotunes = count_of<autotune_option, Rest...>;
+  static_assert(strategies <= 1, "parloop: par_loop names a launch strategy more than once: name one");
+  static_assert(ranges <= 1, "parloop: par_loop names pl::range more than once: name one");
+  static_assert(conflicts_named <= 1, "parloop: par_loop names pl::conflicts more than once: name one");
+  static_assert(autotunes <= 1, "parloop: par_loop names pl::autotune more than once");
+  static_assert(autotunes == 0 || strategies + conflicts_named == 0,
+                "parloop: pl::autotune chooses the launch strategy and pl::conflicts by timing: name either "
+                "pl::autotune or a strategy and pl::conflicts, not both");
+  return true;
+}
+
 // The arguments after the set are parsed left to right: a strategy, pl::conflicts, a range or
-// pl::autotune replaces the default (a strategy or conflicts named turns autotuning off, and
-// pl::autotune on), and what remains are the loop's arguments. Declared first, so that each
-// overload sees the others.
+// pl::autotune replaces the runtime's default (check_options makes the order irrelevant), and
+// what remains are the loop's arguments. Declared first, so that each overload sees the others.
 template <class K, class... Args>
 void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&... args);
 template <class K, class... Args>
@@ -180,6 +207,7 @@ void run_checked(const K& k, const Set& set, const loop_choice& how, range r, co
     run_distributed(k, set, how, r, *d, args...);
   } else {
     check_loop(k.name(), set, r, args...);
+    if (set.runtime().checks_traces()) check_trace(k, args...);
     run_range(k, set, how, r, args...);
   }
   k.cache().count_launch();
@@ -222,6 +250,7 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const autotu
 template <class K, class... Rest>
   requires detail::is_kernel<K>
 void par_loop(const K& k, const Set& set, const Rest&... rest) {
+  static_assert(detail::check_options<Rest...>());
   const Runtime& rt = set.runtime();
   const strategy& s = (detail::is_reduction<Rest> || ...) ? rt.default_reduction_strategy() : rt.default_strategy();
   detail::run_loop(k, set, detail::loop_choice{{s, rt.default_conflicts()}, rt.autotunes()}, range{0, set.size()},

@@ -40,6 +40,23 @@ std::shared_ptr<const ir::kernel> kernel_ir(const SourceKernel& k, const Args&..
   return k.ir(args...);
 }
 
+// Under Runtime::checks_traces: the lambda traced again must give the IR kept for these
+// arguments, which every device runs. A value captured by reference that changed since would
+// otherwise give the new value on the host (which runs the lambda) and the old one on a device.
+template <class F, class... Args>
+void check_trace(const Kernel<F>& k, const Args&... args) {
+  const std::shared_ptr<const ir::kernel> kept = k.traced(args...);
+  if (dsl::trace(k.name(), k.function(), args...) == *kept) return;
+  throw argument_error(fmt::format(
+      "par_loop '{}': the kernel traces differently than at its first loop with these arguments: a value it "
+      "captured by reference (or a global variable it reads) changed, and devices run the first trace. Capture "
+      "the value by copy in a new pl::kernel, or pass it as a pl::Global argument (PARLOOP_CHECK_TRACES)",
+      k.name()));
+}
+// A kernel from source captures nothing.
+template <class... Args>
+void check_trace(const SourceKernel&, const Args&...) {}
+
 template <class F, class... Args>
 void run_on_host(const Kernel<F>& k, range r, const Args&... args) {
   // What the lambda throws while it runs (a computed index out of range) names the kernel, as

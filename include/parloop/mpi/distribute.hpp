@@ -79,7 +79,9 @@ enum class values_from {
 };
 
 // The mesh as the whole program sees it. Declared alike on every rank, in the same order; sizes
-// and values are read as `from` says, and must stay alive until distributed_mesh is made.
+// and values are read as `from` says. It owns the values it is given (a vector is moved in, a span
+// copied), so that a temporary's values are still there when distributed_mesh reads them; copies
+// of a global_mesh share them.
 class global_mesh {
  public:
   global_mesh() = default;
@@ -88,27 +90,35 @@ class global_mesh {
     sets_.push_back({size, std::move(name)});
     return {static_cast<int>(sets_.size()) - 1};
   }
-  map_id map(set_id from, set_id to, int arity, std::span<const index_t> values, std::string name) {
+  map_id map(set_id from, set_id to, int arity, std::vector<index_t> values, std::string name) {
     check_set(from, name);
     check_set(to, name);
-    maps_.push_back({global_map{from.index, to.index, arity, values}, std::move(name)});
+    std::shared_ptr<const void> kept;
+    const std::span<const index_t> view = keep(std::move(values), kept);
+    maps_.push_back({global_map{from.index, to.index, arity, view}, std::move(name), std::move(kept)});
     return {static_cast<int>(maps_.size()) - 1};
   }
+  map_id map(set_id from, set_id to, int arity, std::span<const index_t> values, std::string name) {
+    return map(from, to, arity, std::vector<index_t>(values.begin(), values.end()), std::move(name));
+  }
   template <class T, int Dim>
-  dat_id<T, Dim> dat(set_id on, std::span<const T> values, std::string name) {
+  dat_id<T, Dim> dat(set_id on, std::vector<T> values, std::string name) {
     check_set(on, name);
-    dats_.push_back({on.index, ir::scalar_of<T>(), Dim, std::as_bytes(values), std::move(name),
+    std::shared_ptr<const void> kept;
+    const std::span<const T> view = keep(std::move(values), kept);
+    dats_.push_back({on.index, ir::scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
                      [](const Set& s, std::vector<std::byte> bytes, const std::string& n) -> std::any {
                        Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
                        // Halo values came from the mesh: current.
                        d.state().halo_current = true;
                        return d;
-                     }});
+                     },
+                     std::move(kept)});
     return {static_cast<int>(dats_.size()) - 1};
   }
   template <class T, int Dim>
-  dat_id<T, Dim> dat(set_id on, const std::vector<T>& values, std::string name) {
-    return dat<T, Dim>(on, std::span<const T>(values), std::move(name));
+  dat_id<T, Dim> dat(set_id on, std::span<const T> values, std::string name) {
+    return dat<T, Dim>(on, std::vector<T>(values.begin(), values.end()), std::move(name));
   }
 
  private:
@@ -118,17 +128,26 @@ class global_mesh {
     std::string name;
   };
   struct map_decl {
-    global_map map;
+    global_map map;  // its values a view of `kept`
     std::string name;
+    std::shared_ptr<const void> kept;
   };
   struct dat_decl {
     int set;
     ir::scalar_type type;
     int dim;
-    std::span<const std::byte> values;
+    std::span<const std::byte> values;  // a view of `kept`
     std::string name;
     std::any (*make)(const Set&, std::vector<std::byte>, const std::string&);
+    std::shared_ptr<const void> kept;
   };
+  // Moves `values` where `holder` keeps them, and returns a view of them.
+  template <class T>
+  static std::span<const T> keep(std::vector<T> values, std::shared_ptr<const void>& holder) {
+    auto owned = std::make_shared<const std::vector<T>>(std::move(values));
+    holder = owned;
+    return std::span<const T>(*owned);
+  }
   void check_set(set_id s, const std::string& what) const {
     if (s.index < 0 || static_cast<std::size_t>(s.index) >= sets_.size()) {
       throw argument_error(fmt::format("global mesh: '{}' names set {} of {} declared", what, s.index, sets_.size()));
@@ -255,13 +274,10 @@ class distributed_mesh {
   MPI_Comm comm() const { return link_->comm(); }
 
  private:
-  // A mesh given rank by rank, put together on the root (elsewhere only its declarations): the
-  // values the root's mesh points into live here.
+  // A mesh given rank by rank, put together on the root (elsewhere only its declarations).
   struct whole_mesh {
     global_mesh mesh{values_from::root};
     partitioning how;
-    std::vector<std::vector<index_t>> map_values;
-    std::vector<std::vector<std::byte>> dat_values;
   };
 
   // Each rank's share of the mesh on the root, as one mesh. Collective.
@@ -342,21 +358,19 @@ class distributed_mesh {
     const auto gathered = [&](std::span<const std::byte> mine, const std::string& what) {
       return gather_blocks(link.comm(), mine, root, what);
     };
-    for (const global_mesh::map_decl& m : shares.maps_) {
-      whole.map_values.push_back(detail::values_of<index_t>(gathered(std::as_bytes(m.map.values), "map '" + m.name + "'")));
-    }
-    for (const global_mesh::dat_decl& d : shares.dats_) whole.dat_values.push_back(gathered(d.values, "dat '" + d.name + "'"));
     if (owners_given) whole.how.owners_ = detail::values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
-    // Only the root's values are read: its mesh points into what arrived.
+    // Only the root's values are read: its mesh keeps what arrived.
     const bool at_root = link.rank() == root;
-    for (std::size_t m = 0; m < shares.maps_.size(); ++m) {
-      global_mesh::map_decl d = shares.maps_[m];
-      if (at_root) d.map.values = whole.map_values[m];
+    for (const global_mesh::map_decl& m : shares.maps_) {
+      global_mesh::map_decl d = m;
+      auto arrived = detail::values_of<index_t>(gathered(std::as_bytes(m.map.values), "map '" + m.name + "'"));
+      if (at_root) d.map.values = global_mesh::keep(std::move(arrived), d.kept);
       whole.mesh.maps_.push_back(std::move(d));
     }
-    for (std::size_t i = 0; i < shares.dats_.size(); ++i) {
-      global_mesh::dat_decl d = shares.dats_[i];
-      if (at_root) d.values = std::span<const std::byte>(whole.dat_values[i]);
+    for (const global_mesh::dat_decl& m : shares.dats_) {
+      global_mesh::dat_decl d = m;
+      auto arrived = gathered(d.values, "dat '" + d.name + "'");
+      if (at_root) d.values = global_mesh::keep(std::move(arrived), d.kept);
       whole.mesh.dats_.push_back(std::move(d));
     }
   }
@@ -404,7 +418,9 @@ class distributed_mesh {
                                          ir::type_name(d.type)));
       }
     }
-    for (const auto& [m, name] : mesh.maps_) {
+    for (const auto& decl : mesh.maps_) {
+      const global_map& m = decl.map;
+      const std::string& name = decl.name;
       const index_t targets = sizes[static_cast<std::size_t>(m.to)];
       if (m.arity < 1 || m.values.size() != static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.from)]) *
                                                  static_cast<std::size_t>(m.arity)) {

@@ -136,14 +136,14 @@ inline bool device_requested() { return exec::backend_device_named("PARLOOP_CUDA
 // Unavailable without a driver, a device, NVRTC, or an NVRTC that compiles for the device.
 inline backend_status status() {
   return parloop::detail::status_with(backend_kind::cuda, device_requested(), [] {
-    const device d = select_device(devices(), device_selector());
+    const device d = chosen_device();
     target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(), false);
   });
 }
 
 inline std::string open(parloop::detail::runtime_state& state) {
   return parloop::detail::open_with(
-      state, [] { return std::make_shared<backend>(select_device(devices(), device_selector())); });
+      state, [] { return std::make_shared<backend>(chosen_device()); });
 }
 
 }  // namespace detail

@@ -80,7 +80,7 @@ inline const std::vector<device>& devices() {
 // is no device's index may be part of a name: "4090"); an empty selector takes the first, or in
 // an MPI job that of the process's local rank modulo the devices (exec::local_rank()). Throws
 // backend_unavailable, listing the devices, when nothing matches.
-inline device select_device(const std::vector<device>& all, const std::string& selector, int local_rank = -1) {
+inline device select_device(const std::vector<device>& all, const std::string& selector, int local_rank) {
   if (all.empty()) throw backend_unavailable("CUDA: the driver sees no device");
   if (selector.empty()) return all[exec::device_of_local_rank(all.size(), local_rank)];
   int index = -1;
@@ -98,8 +98,9 @@ inline device select_device(const std::vector<device>& all, const std::string& s
   throw backend_unavailable(fmt::format("CUDA: no device is numbered or named '{}'; the devices are:{}", selector, list));
 }
 
-// The selector from the environment: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE.
-inline std::string device_selector() { return exec::device_selector("PARLOOP_CUDA_DEVICE"); }
+// The device the environment selects: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE, else the local
+// rank's (exec::device_from_environment).
+inline device chosen_device() { return exec::device_from_environment(devices(), "PARLOOP_CUDA_DEVICE", select_device); }
 
 // The device's primary context, retained, and one stream of this context's own: work on it runs
 // in order. The driver's calls act on the calling thread's current context, so every entry
@@ -123,9 +124,6 @@ class context {
     driver_.stream_destroy(stream_);
     driver_.primary_ctx_release(device_.id);
   }
-
-  // The device the environment selects (see select_device).
-  static context selected() { return context(select_device(devices(), device_selector(), exec::local_rank())); }
 
   void make_current() const { driver_.check(driver_.ctx_set_current(context_), "cuCtxSetCurrent"); }
   // For destructors, which cannot report a failure.

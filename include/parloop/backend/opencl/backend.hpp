@@ -146,12 +146,12 @@ inline bool device_requested() { return exec::backend_device_named("PARLOOP_OPEN
 
 inline backend_status status() {
   return parloop::detail::status_with(backend_kind::opencl, device_requested(),
-                                      [] { select_device(devices(), device_selector()); });
+                                      [] { chosen_device(); });
 }
 
 inline std::string open(parloop::detail::runtime_state& state) {
   return parloop::detail::open_with(
-      state, [] { return std::make_shared<backend>(select_device(devices(), device_selector())); });
+      state, [] { return std::make_shared<backend>(chosen_device()); });
 }
 
 }  // namespace detail

@@ -106,7 +106,7 @@ inline const std::vector<device>& devices() {
 // the device's or platform's name. An empty selector takes the first GPU (in an MPI job, that of
 // the process's local rank modulo the GPUs: exec::local_rank()), else the first device. Throws
 // backend_unavailable, listing the devices, when nothing matches.
-inline device select_device(const std::vector<device>& all, const std::string& selector, int local_rank = -1) {
+inline device select_device(const std::vector<device>& all, const std::string& selector, int local_rank) {
   if (all.empty()) throw backend_unavailable("OpenCL: no platform with a device is installed");
   const auto list = [&] {
     std::string s;
@@ -134,8 +134,11 @@ inline device select_device(const std::vector<device>& all, const std::string& s
   throw backend_unavailable(fmt::format("OpenCL: no device matches '{}'; the devices are:{}", selector, list()));
 }
 
-// The selector from the environment: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE.
-inline std::string device_selector() { return exec::device_selector("PARLOOP_OPENCL_DEVICE"); }
+// The device the environment selects: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE, else the local
+// rank's GPU (exec::device_from_environment).
+inline device chosen_device() {
+  return exec::device_from_environment(devices(), "PARLOOP_OPENCL_DEVICE", select_device);
+}
 
 using queue_handle = handle<cl_command_queue, clReleaseCommandQueue>;
 
@@ -151,8 +154,6 @@ class context {
     check(status, "clCreateCommandQueue");
   }
 
-  // The device the environment selects (see select_device).
-  static context selected() { return context(select_device(devices(), device_selector(), exec::local_rank())); }
   // The first device there is: enough for compiling.
   static context first() {
     const std::vector<opencl::device>& all = devices();

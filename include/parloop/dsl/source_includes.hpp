@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+// The #include lines of a kernel's C source, replaced by the files they name, read once when the
+// kernel is made: the device compilers then read no file, so a compiled kernel's binary follows
+// from its text alone, and the cache key (a hash of that text) changes when a header does.
+#pragma once
+
+#include <cctype>
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/error.hpp"
+
+namespace parloop {
+
+// The folders, in order, where a kernel from source's #include lines are looked for:
+//   pl::kernel_from_source("res", source, pl::include_path{"kernels", "/opt/app/include"})
+// An #include "file" is looked for first beside the file that includes it (none for the source
+// itself), then in these folders; an #include <file> in these folders only. Without them an
+// #include is an error: the program names where its headers are, never the current folder.
+struct include_path {
+  include_path() = default;
+  include_path(std::initializer_list<std::filesystem::path> given) : folders(given) {}
+  explicit include_path(std::vector<std::filesystem::path> given) : folders(std::move(given)) {}
+  std::vector<std::filesystem::path> folders;
+};
+
+namespace detail {
+
+// A directive line's name and the rest of the line, if the line is a directive.
+inline std::optional<std::pair<std::string_view, std::string_view>> directive(std::string_view line) {
+  const auto skip_blanks = [&](std::size_t at) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
+    return at;
+  };
+  std::size_t at = skip_blanks(0);
+  if (at == line.size() || line[at] != '#') return std::nullopt;
+  at = skip_blanks(at + 1);
+  std::size_t end = at;
+  while (end < line.size() && (std::isalpha(static_cast<unsigned char>(line[end])) != 0)) ++end;
+  return std::pair{line.substr(at, end - at), line.substr(skip_blanks(end))};
+}
+
+// Whether a line ends inside a block comment, given whether it began inside one. String and
+// character literals are skipped, so that "/*" in a string opens nothing.
+inline bool ends_in_comment(std::string_view line, bool in_comment) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (in_comment) {
+      if (line.compare(i, 2, "*/") == 0) {
+        in_comment = false;
+        ++i;
+      }
+    } else if (line.compare(i, 2, "//") == 0) {
+      return false;
+    } else if (line.compare(i, 2, "/*") == 0) {
+      in_comment = true;
+      ++i;
+    } else if (line[i] == '"' || line[i] == '\'') {
+      const char quote = line[i];
+      for (++i; i < line.size() && line[i] != quote; ++i) {
+        if (line[i] == '\\') ++i;
+      }
+    }
+  }
+  return in_comment;
+}
+
+// A NUL byte ends a device compiler's text early: refused, with where it is.
+inline void check_no_nul(const std::string& kernel, std::string_view text, const std::string& what) {
+  if (const std::size_t at = text.find('\0'); at != std::string_view::npos) {
+    throw argument_error(fmt::format("kernel_from_source '{}': {} has a NUL byte at offset {}", kernel, what, at));
+  }
+}
+
+class include_resolver {
+ public:
+  include_resolver(std::string kernel, const include_path& path) : kernel_(std::move(kernel)), path_(path) {}
+
+  // `text`, named `where` in messages and #line directives, with every #include replaced by its
+  // file's text; `folder` is where the text's own file lies (none for the kernel's source).
+  std::string expand(const std::string& text, const std::string& where, const std::optional<std::filesystem::path>& folder,
+                     int depth) {
+    std::string out;
+    std::istringstream lines(text);
+    std::string line;
+    int number = 0;
+    bool in_comment = false;
+    while (std::getline(lines, line)) {
+      ++number;
+      const bool starts_in_comment = in_comment;
+      in_comment = ends_in_comment(line, in_comment);
+      const auto d = starts_in_comment ? std::nullopt : directive(line);
+      if (d && d->first == "pragma" && d->second.starts_with("once")) {
+        once_.insert(where);
+        continue;
+      }
+      if (!d || d->first != "include") {
+        out += line;
+        out += "\n";
+        continue;
+      }
+      if (is_builtin_math(d->second)) {
+        // OP2 kernels often say it; both device languages have the math functions built in,
+        // and neither compiler could find the host's header.
+        out += fmt::format("// {} line {}: {} (the device compiler's own math functions)\n", where, number, line);
+        continue;
+      }
+      const std::filesystem::path file = find(d->second, where, number, folder);
+      const std::string name = file.string();
+      if (depth >= max_depth) {
+        throw argument_error(fmt::format("kernel_from_source '{}': {} line {}: includes nest deeper than {} (does a "
+                                         "header include itself without a guard?)",
+                                         kernel_, where, number, max_depth));
+      }
+      // Marked by comments, not #line: a compile error lists the text the compiler saw.
+      out += fmt::format("// {} line {}: {}\n", where, number, line);
+      if (!once_.contains(name)) out += expand(read(file, where, number), name, file.parent_path(), depth + 1);
+      out += fmt::format("// end of {}\n", name);
+    }
+    return out;
+  }
+
+ private:
+  static constexpr int max_depth = 64;
+
+  // Whether an #include names C's math header, which a named folder does not replace.
+  bool is_builtin_math(std::string_view rest) const {
+    if (!rest.starts_with("<math.h>") && !rest.starts_with("<cmath>")) return false;
+    const std::string_view file = rest.substr(1, rest.find('>') - 1);
+    std::error_code ec;
+    for (const auto& f : path_.folders) {
+      if (std::filesystem::is_regular_file(f / file, ec)) return false;
+    }
+    return true;
+  }
+
+  std::filesystem::path find(std::string_view rest, const std::string& where, int number,
+                             const std::optional<std::filesystem::path>& folder) const {
+    const char open = rest.empty() ? '\0' : rest.front();
+    const char close = open == '"' ? '"' : '>';
+    const std::size_t end = rest.find(close, 1);
+    if ((open != '"' && open != '<') || end == std::string_view::npos || end == 1) {
+      throw argument_error(fmt::format("kernel_from_source '{}': {} line {}: '#include {}' is not #include \"file\" "
+                                       "or #include <file>",
+                                       kernel_, where, number, rest));
+    }
+    const std::filesystem::path wanted(rest.substr(1, end - 1));
+    std::vector<std::filesystem::path> candidates;
+    if (wanted.is_absolute()) {
+      candidates.push_back(wanted);
+    } else {
+      if (open == '"' && folder) candidates.push_back(*folder / wanted);
+      for (const auto& f : path_.folders) candidates.push_back(f / wanted);
+    }
+    std::error_code ec;
+    for (const auto& c : candidates) {
+      if (std::filesystem::is_regular_file(c, ec)) return std::filesystem::weakly_canonical(c, ec);
+    }
+    std::string searched;
+    for (const auto& f : path_.folders) searched += fmt::format(" '{}'", f.string());
+    throw argument_error(fmt::format("kernel_from_source '{}': {} line {} includes {}, which {}", kernel_, where, number,
+                                     rest.substr(0, end + 1),
+                                     path_.folders.empty() && !wanted.is_absolute()
+                                         ? "no folder is named to find: give them, pl::include_path{\"folder\", ...}"
+                                         : "is not found in the folders named:" + searched));
+  }
+
+  std::string read(const std::filesystem::path& file, const std::string& where, int number) const {
+    std::ifstream in(file, std::ios::binary);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!in && !in.eof()) {
+      throw argument_error(
+          fmt::format("kernel_from_source '{}': {} line {}: cannot read '{}'", kernel_, where, number, file.string()));
+    }
+    check_no_nul(kernel_, text, "'" + file.string() + "'");
+    return text;
+  }
+
+  std::string kernel_;
+  const include_path& path_;
+  std::set<std::string> once_;  // files that said #pragma once and were included
+};
+
+// The kernel's source with its #include lines resolved in `path`.
+inline std::string resolve_includes(const std::string& kernel, const std::string& source, const include_path& path) {
+  check_no_nul(kernel, source, "the source");
+  include_resolver r(kernel, path);
+  return r.expand(source, "kernel '" + kernel + "'", std::nullopt, 0);
+}
+
+}  // namespace detail
+}  // namespace parloop
