@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what is missing, then builds and runs the whole test suite twice: a plain build,
-# and one under AddressSanitizer + UndefinedBehaviorSanitizer; then fuzzes the disk cache's
-# entry reader for a minute (clang++ and its libFuzzer needed).
+# and one under AddressSanitizer + UndefinedBehaviorSanitizer (the MPI tests on 2 ranks); then
+# the tests of threads under ThreadSanitizer, and fuzzes the disk cache's entry reader for a
+# minute (clang++ and its libFuzzer needed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -40,6 +41,10 @@ run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release
 # The plain run compiled every kernel of the suite with PoCL and NVRTC: this one does not again.
 PARLOOP_TEST_COMPILE_KERNELS=0 \
   run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug -DPARLOOP_SANITIZE=ON
+# ThreadSanitizer over the tests where threads share kernels, the disk cache and runtimes (the
+# kernel and disk cache tests, on the host and on PoCL): only those are built (PARLOOP_TSAN).
+run_suite "$root/build-tsan" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARLOOP_TSAN=ON -DPARLOOP_BUILD_EXAMPLES=OFF \
+  -DPARLOOP_BUILD_TOOLS=OFF
 # The disk cache's entry reader under libFuzzer (clang only): the one fuzz target, fuzzed for a
 # minute (tests/fuzz); the rest of the suite is configured but not built.
 configure "$root/build-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DPARLOOP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
