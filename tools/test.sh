@@ -39,7 +39,8 @@ run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release
 # LeakSanitizer's tracer now and then crashes at exit while PoCL's worker threads run ("Tracer
 # caught signal 11", after every assertion passed): a test that fails runs once more.
 # The plain run compiled every kernel of the suite with PoCL and NVRTC: this one does not again.
-PARLOOP_TEST_COMPILE_KERNELS=0 \
+# PoCL's and LLVM's own leaks are suppressed (tests/lsan.supp).
+PARLOOP_TEST_COMPILE_KERNELS=0 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
   run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug -DPARLOOP_SANITIZE=ON
 # ThreadSanitizer over the tests where threads share kernels, the disk cache and runtimes (the
 # kernel and disk cache tests, on the host and on PoCL): only those are built (PARLOOP_TSAN).
