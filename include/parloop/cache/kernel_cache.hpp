@@ -47,6 +47,10 @@ inline void set_ir_observer(ir_observer observer) { ir_observer_slot().store(obs
 // writes apart.
 struct compiled_kernel {
   compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c) : backend(backend_id), launch(s), writes(c) {}
+  // Whether it is the kernel compiled on that backend, launched so.
+  bool is(std::uint64_t backend_id, const strategy& s, conflicts c) const {
+    return backend == backend_id && writes == c && launch == s;
+  }
   const std::uint64_t backend;
   const strategy launch;
   const conflicts writes;
@@ -183,7 +187,7 @@ class kernel_cache {
                          conflicts writes = conflicts::atomics) {
     std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
     const auto ready = [&](const compiled_kernel* c) {
-      return c != nullptr && c->backend == device.id() && c->writes == writes && c->launch == s && usable_here(*c);
+      return c != nullptr && c->is(device.id(), s, writes) && usable_here(*c);
     };
     if (compiled_kernel* c = slot.load(std::memory_order_acquire); ready(c)) {
       stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
@@ -249,7 +253,7 @@ class kernel_cache {
     {
       std::lock_guard lock(store_->mutex);
       for (const auto& c : e.compiled) {
-        if (c->backend == device.id() && c->launch == l.launch && c->writes == l.writes) held = c->loaded.get();
+        if (c->is(device.id(), l.launch, l.writes)) held = c->loaded.get();
       }
     }
     if (held == nullptr) return;
@@ -363,9 +367,7 @@ class kernel_cache {
   launcher& find_or_build(signature_entry& e, device_backend& device, const strategy& s, conflicts writes,
                           std::atomic<compiled_kernel*>& slot) {
     store& st = *store_;
-    const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) {
-      return c->backend == device.id() && c->writes == writes && c->launch == s;
-    };
+    const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) { return c->is(device.id(), s, writes); };
     rank_link* const link = agreeing_on::link();
     std::unique_lock lock(st.mutex);
     while (true) {

@@ -138,12 +138,16 @@ class include_resolver {
   // Whether an #include names C's math header, which a named folder does not replace.
   bool is_builtin_math(std::string_view rest) const {
     if (!rest.starts_with("<math.h>") && !rest.starts_with("<cmath>")) return false;
-    const std::string_view file = rest.substr(1, rest.find('>') - 1);
+    return !in_folders(rest.substr(1, rest.find('>') - 1));
+  }
+
+  // `wanted` in the first of the named folders that has it.
+  std::optional<std::filesystem::path> in_folders(const std::filesystem::path& wanted) const {
     std::error_code ec;
     for (const auto& f : path_.folders) {
-      if (std::filesystem::is_regular_file(f / file, ec)) return false;
+      if (std::filesystem::is_regular_file(f / wanted, ec)) return std::filesystem::weakly_canonical(f / wanted, ec);
     }
-    return true;
+    return std::nullopt;
   }
 
   std::filesystem::path find(std::string_view rest, const std::string& where, int number,
@@ -157,16 +161,14 @@ class include_resolver {
                                        kernel_, where, number, rest));
     }
     const std::filesystem::path wanted(rest.substr(1, end - 1));
-    std::vector<std::filesystem::path> candidates;
-    if (wanted.is_absolute()) {
-      candidates.push_back(wanted);
-    } else {
-      if (open == '"' && folder) candidates.push_back(*folder / wanted);
-      for (const auto& f : path_.folders) candidates.push_back(f / wanted);
-    }
+    // An absolute name as it is; a quoted one beside the file that includes it, then in the
+    // folders; an angled one in the folders.
     std::error_code ec;
-    for (const auto& c : candidates) {
-      if (std::filesystem::is_regular_file(c, ec)) return std::filesystem::weakly_canonical(c, ec);
+    const std::optional<std::filesystem::path> first =
+        wanted.is_absolute() ? std::optional(wanted) : open == '"' && folder ? std::optional(*folder / wanted) : std::nullopt;
+    if (first && std::filesystem::is_regular_file(*first, ec)) return std::filesystem::weakly_canonical(*first, ec);
+    if (!wanted.is_absolute()) {
+      if (auto found = in_folders(wanted)) return *found;
     }
     std::string searched;
     for (const auto& f : path_.folders) searched += fmt::format(" '{}'", f.string());
