@@ -25,6 +25,14 @@ grep -q ": 3 entries" "$work/stats.txt" || fail "stats"
 "$tool" list | tee "$work/list.txt"
 [ "$(grep -c pl_kernel_child_ "$work/list.txt")" -eq 3 ] || fail "list"
 "$tool" verify | grep -q "^0 bad entries" || fail "verify of a good cache"
+# Rebuilt from their sources by this machine's compiler: each the same binary, or (PoCL) not
+# comparable; none differs.
+"$tool" verify --rebuild >"$work/rebuild.txt" || fail "verify --rebuild of a good cache: $(cat "$work/rebuild.txt")"
+cat "$work/rebuild.txt"
+summary='^rebuilt from their sources: \([0-9]*\) same, 0 differ, \([0-9]*\) not compared, 0 not rebuilt here$'
+rebuilt=$(sed -n "s/$summary/\1 + \2/p" "$work/rebuild.txt")
+[ "$((${rebuilt:-0}))" = 3 ] || fail "verify --rebuild: $(cat "$work/rebuild.txt")"
+if "$tool" verify --rebuilt 2>/dev/null; then fail "verify took an unknown option"; fi
 
 # A damaged entry: verify says which and fails; a program recompiles that one kernel.
 entry=$(find "$work/cache" -name '*.plk' | head -1)

@@ -9,10 +9,13 @@
 #include <vector>
 
 #include <parloop/backend/cuda/backend.hpp>
+#include <parloop/backend/rebuild.hpp>
+#include <parloop/cache/disk_cache.hpp>
 #include <parloop/parloop.hpp>
 
 #include "compile_all.hpp"
 #include "scoped_env.hpp"
+#include "temporary_folder.hpp"
 
 // A namespace of this file's own: test_units compiles the unit files as one translation unit.
 namespace test_cuda_device {
@@ -138,6 +141,66 @@ TEST_CASE("NVRTC builds a generated kernel into a CUBIN or PTX, and a refused on
   CHECK_THROWS_WITH(cu::build(broken, cu::target{known.front(), false, false}),
                     Contains("kernel 'broken' failed to compile with NVRTC (--gpu-architecture=sm_") &&
                         Contains("--- compiler log ---") && Contains("--- source (CUDA) ---"));
+}
+
+TEST_CASE("verify --rebuild: a CUDA entry whose binary is not its source's is found by NVRTC, GPU or not",
+          "[cuda][compile][disk]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set s(rt, 8);
+  pl::Dat<double> x(s);
+  const auto source_of = [&](const auto& k) { return pl::codegen::generate(*k.traced(x(pl::RW)), pl::codegen::dialect_kind::cuda); };
+  const auto twice = source_of(pl::kernel("rebuilt_twice", [](auto x) { x *= 2; }));
+  const auto halve = source_of(pl::kernel("rebuilt_halve", [](auto x) { x *= 0.5; }));
+  const cu::nvrtc& api = cu::nvrtc::get();
+  const parloop_test::temporary_folder folder;
+  const auto disk = pl::cache::disk_cache::open(folder.path, pl::cache::disk_mode::read_write);
+  REQUIRE(disk != nullptr);
+  // An entry as the CUDA backend stores one: `source` under the signature of `t`, holding `binary`.
+  const auto store = [&](const pl::codegen::generated_source& source, const cu::target& t, std::vector<unsigned char> binary,
+                         const std::string& compiler) {
+    pl::cache::key_material m;
+    m.signature = {pl::backend_kind::cuda, "CUDA", "NVIDIA H200", "", compiler, "sm_90", t.options_text()};
+    m.source = source.text;
+    m.grid = pl::exec::grid_size(pl::split_n_across_workgroups{128});
+    m.block = 128;
+    const pl::cache::kernel_record r{pl::backend_kind::cuda, t.format(), source.entry, std::move(binary), m.grid, 128, {}};
+    const std::string key = pl::cache::key_of(m);
+    REQUIRE(disk->store(m, key, r));
+    return disk->path_of(pl::backend_kind::cuda, key);
+  };
+  const auto verdict = [](const std::filesystem::path& entry) { return pl::backend::check_rebuild(entry); };
+  const std::vector<int> known = api.supported_archs();
+  REQUIRE_FALSE(known.empty());
+  const cu::target cubin{known.back(), false, false}, ptx{known.back(), true, true};
+
+  // Entries as compiled: the same bytes again, CUBIN and PTX.
+  const auto good = store(twice, cubin, cu::build(twice, cubin).binary, api.name());
+  CHECK(verdict(good).outcome == pl::cache::rebuild_outcome::same);
+  CHECK(verdict(store(twice, ptx, cu::build(twice, ptx).binary, api.name())).outcome ==
+        pl::cache::rebuild_outcome::same);
+  // Another kernel's binary sealed under this source, as a hostile export would hold it: whole,
+  // well formed and filed under its own key, so plain verify passes it; rebuilding does not.
+  const auto swapped = store(halve, cubin, cu::build(twice, cubin).binary, api.name());
+  for (const auto& e : disk->entries()) CHECK(e.problem.empty());
+  const pl::cache::rebuild_verdict caught = verdict(swapped);
+  CHECK(caught.outcome == pl::cache::rebuild_outcome::differs);
+  CHECK_THAT(caught.why, Contains("its binary is not its source's") && Contains("bytes differ from the"));
+  // A source that does not compile cannot have given any binary.
+  parloop_test::expect_compile_failure("rebuilt_broken");
+  pl::codegen::generated_source broken = halve;
+  broken.kernel = "rebuilt_broken";
+  broken.text += "\nthis is not CUDA;\n";
+  const pl::cache::rebuild_verdict refused = verdict(store(broken, cubin, cu::build(twice, cubin).binary, api.name()));
+  CHECK(refused.outcome == pl::cache::rebuild_outcome::differs);
+  CHECK_THAT(refused.why, Contains("its source does not compile here"));
+  // Another NVRTC, or options this one has no target for: not rebuilt, and not called bad.
+  const pl::cache::rebuild_verdict other = verdict(store(halve, cubin, cu::build(halve, cubin).binary, "NVRTC 1.0"));
+  CHECK(other.outcome == pl::cache::rebuild_outcome::not_here);
+  CHECK_THAT(other.why, Contains("built by NVRTC 1.0, and this machine has " + api.name()));
+  const cu::target unknown{1, false, false};
+  const pl::cache::rebuild_verdict no_target = verdict(store(halve, unknown, cu::build(halve, cubin).binary, api.name()));
+  CHECK(no_target.outcome == pl::cache::rebuild_outcome::not_here);
+  CHECK_THAT(no_target.why, Contains("has no target with the options '--gpu-architecture=sm_1 "));
 }
 
 TEST_CASE("without a driver, CUDA is unavailable and says why; the program runs on", "[cuda][status]") {

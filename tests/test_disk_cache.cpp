@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include <parloop/backend/rebuild.hpp>
 #include <parloop/cache/disk_cache.hpp>
 #include <parloop/cache/disk_entry.hpp>
 #include <parloop/parloop.hpp>
@@ -806,6 +807,48 @@ TEST_CASE("on a device, a second kernel loads from disk instead of compiling, wi
   run(other);
   CHECK(other.cache().compiles() == 1);
   CHECK(files_under(folder, ".plk").size() == 2);
+}
+
+TEST_CASE("verify --rebuild: the entries a device stored are their sources' binaries, or say why not compared",
+          "[disk][device]") {
+  const cache_on_device device;
+  {
+    const pl::Runtime rt = parloop_test::device_runtime();
+    const pl::Set points(rt, 1000);
+    pl::Dat<double> a(points), b(points, parloop_test::random_values<double>(1000));
+    pl::par_loop(pl::kernel("rebuilt_copy", [](auto a, auto b) { a = b; }), points, a(pl::WRITE), b(pl::READ));
+    pl::par_loop(pl::kernel("rebuilt_scale", [](auto a, auto b) { a = b * 3.0; }), points, a(pl::WRITE), b(pl::READ));
+  }
+  const auto disk = pc::disk_cache::from_environment();
+  REQUIRE(disk != nullptr);
+  const std::vector<pc::disk_cache::entry_info> entries = disk->entries();
+  REQUIRE(entries.size() == 2);
+  // NVRTC gives the same bytes for a source every time: its entries are compared, and are their
+  // sources'. An OpenCL entry is its source's rebuilt, or not compared (PoCL's two builds of one
+  // source differ; a binary read after the first launch holds more): never found to differ.
+  const bool compared = parloop_test::device_backend() == pl::backend_kind::cuda;
+  for (const auto& e : entries) {
+    const pc::rebuild_verdict v = pl::backend::check_rebuild(e.path);
+    CAPTURE(e.kernel, v.why);
+    if (compared) CHECK(v.outcome == pc::rebuild_outcome::same);
+    else CHECK((v.outcome == pc::rebuild_outcome::same || v.outcome == pc::rebuild_outcome::not_comparable));
+  }
+  // The second entry's binary sealed under the first's material (a swapped export, resealed).
+  const auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(in), {}};
+    return pc::decode_entry(bytes);
+  };
+  const pc::decoded_entry first = read(entries[0].path), second = read(entries[1].path);
+  REQUIRE(first.record);
+  REQUIRE(second.record);
+  pc::kernel_record forged = *first.record;
+  forged.binary = second.record->binary;
+  REQUIRE(disk->store(*first.material, pc::key_of(*first.material), forged));
+  for (const auto& e : disk->entries()) CHECK(e.problem.empty());
+  const pc::rebuild_verdict v = pl::backend::check_rebuild(entries[0].path);
+  CAPTURE(v.why);
+  CHECK(v.outcome == (compared ? pc::rebuild_outcome::differs : pc::rebuild_outcome::not_comparable));
 }
 
 TEST_CASE("threads missing one key at once compile it once and all get the right answer", "[disk][device]") {

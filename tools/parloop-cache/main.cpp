@@ -5,6 +5,9 @@
 //   parloop-cache stats             entries, bytes, the folder and its cap
 //   parloop-cache list              one line per entry: kernel, backend, device, size, last use
 //   parloop-cache verify            checks every entry; exit status 1 if one is bad
+//   parloop-cache verify --rebuild  and compiles each again from its stored source where its
+//                                   compiler is here: exit status 1 if a binary is not its
+//                                   source's
 //   parloop-cache prune MB          removes the least recently used entries down to MB MiB
 //   parloop-cache clear             removes every entry; refuses a folder holding anything else
 //   parloop-cache export FILE       writes every good entry into FILE
@@ -18,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include <parloop/backend/rebuild.hpp>
 #include <parloop/cache/disk_cache.hpp>
 
 namespace pc = parloop::cache;
@@ -26,7 +30,7 @@ namespace {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: parloop-cache stats | list | verify | prune MB | clear | export FILE | import FILE\n"
+               "usage: parloop-cache stats | list | verify [--rebuild] | prune MB | clear | export FILE | import FILE\n"
                "  the cache folder: $PARLOOP_CACHE_DIR, else $XDG_CACHE_HOME/parloop, else ~/.cache/parloop\n");
   return 2;
 }
@@ -46,7 +50,8 @@ int run(int argc, char** argv) {
   if (argc < 2) return usage();
   const std::string_view command = argv[1];
   const bool takes_argument = command == "prune" || command == "export" || command == "import";
-  if (argc != (takes_argument ? 3 : 2)) return usage();
+  const bool rebuild = command == "verify" && argc == 3 && std::string_view(argv[2]) == "--rebuild";
+  if (argc != (takes_argument || rebuild ? 3 : 2)) return usage();
   const auto disk = pc::disk_cache::from_environment();
   if (disk == nullptr) {
     std::fprintf(stderr, "parloop-cache: no usable cache folder (PARLOOP_CACHE=off, or one parloop refuses)\n");
@@ -62,16 +67,28 @@ int run(int argc, char** argv) {
   }
   if (command == "list" || command == "verify") {
     int bad = 0;
+    // Entries by what rebuilding them found (rebuild_outcome's order).
+    int rebuilt[4] = {};
     for (const auto& e : disk->entries()) {
-      if (command == "verify" && e.problem.empty()) continue;
+      std::string verdict = e.problem.empty() ? "" : "  BAD: " + e.problem;
+      if (rebuild && e.problem.empty()) {
+        const pc::rebuild_verdict v = parloop::backend::check_rebuild(e.path);
+        ++rebuilt[static_cast<int>(v.outcome)];
+        static constexpr const char* said[] = {"  same: ", "  DIFFERS: ", "  not compared: ", "  not rebuilt: "};
+        verdict = said[static_cast<int>(v.outcome)] + v.why;
+      }
+      if (command == "verify" && !rebuild && e.problem.empty()) continue;
       bad += e.problem.empty() ? 0 : 1;
-      std::printf("%-40s %-7s %-40s %9llu  %s%s%s\n", e.kernel.empty() ? "?" : e.kernel.c_str(),
+      std::printf("%-40s %-7s %-40s %9llu  %s%s\n", e.kernel.empty() ? "?" : e.kernel.c_str(),
                   e.backend.empty() ? "?" : e.backend.c_str(), e.device.empty() ? "?" : e.device.c_str(),
-                  static_cast<unsigned long long>(e.bytes), when(e.used).c_str(), e.problem.empty() ? "" : "  BAD: ",
-                  e.problem.c_str());
+                  static_cast<unsigned long long>(e.bytes), when(e.used).c_str(), verdict.c_str());
     }
     if (command == "verify") std::printf("%d bad entr%s\n", bad, bad == 1 ? "y" : "ies");
-    return command == "verify" && bad > 0 ? 1 : 0;
+    if (rebuild) {
+      std::printf("rebuilt from their sources: %d same, %d differ, %d not compared, %d not rebuilt here\n", rebuilt[0],
+                  rebuilt[1], rebuilt[2], rebuilt[3]);
+    }
+    return command == "verify" && bad + rebuilt[static_cast<int>(pc::rebuild_outcome::differs)] > 0 ? 1 : 0;
   }
   if (command == "prune") {
     const std::uint64_t max = pc::disk_cache::mebibytes("prune MB", argv[2], 0);

@@ -38,13 +38,12 @@ class backend final : public parloop::detail::device_backend {
         memory_(ctx_),
         target_(target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(),
                            parloop::detail::fast_math_from_environment())) {
-    const int nvrtc_version = nvrtc::get().version_number();
     signature_.backend = backend_kind::cuda;
     signature_.platform = "CUDA";
     signature_.device = d.name;
     // A CUBIN runs under any driver that runs the device; PTX is compiled by the driver.
     if (target_.ptx) signature_.driver = version_text(d.driver_version);
-    signature_.compiler = "NVRTC " + version_text(nvrtc_version);
+    signature_.compiler = nvrtc::get().name();
     signature_.architecture = d.arch();
     signature_.options = target_.options_text();
   }
@@ -96,8 +95,6 @@ class backend final : public parloop::detail::device_backend {
   const target& compile_target() const { return target_; }
 
  private:
-  static std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
-
   // What the source needs and the device lacks is refused before NVRTC sees it.
   void check_device_can_run(const exec::kernel_source& source) const {
     const device& d = ctx_->dev();

@@ -9,10 +9,15 @@
 #include <vector>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "parloop/backend/cuda/library.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::backend::cuda {
+
+// A CUDA version number (13000, as the driver and NVRTC give them) as text: "13.0".
+inline std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
 
 class nvrtc {
  public:
@@ -52,6 +57,8 @@ class nvrtc {
     version(&major, &minor);
     return major * 1000 + minor * 10;
   }
+  // "NVRTC 13.0": the compiler as a disk cache entry's signature names it.
+  std::string name() const { return "NVRTC " + version_text(version_number()); }
 
  private:
   nvrtc() : library_(candidates(), "NVRTC (libnvrtc.so) was not found; install the CUDA toolkit or put its lib "

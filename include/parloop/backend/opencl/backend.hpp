@@ -25,21 +25,25 @@
 
 namespace parloop::backend::opencl {
 
+// What a binary built on `d` with `options` depends on besides its source.
+inline cache::device_signature signature_of(const device& d, const std::string& options) {
+  return {.backend = backend_kind::opencl,
+          .platform = d.platform_name + " / " + d.platform_version,
+          .device = d.name,
+          .driver = d.driver_version,
+          .compiler = d.c_version,
+          .architecture = d.version,
+          .options = options};
+}
+
 class backend final : public parloop::detail::device_backend {
  public:
   // The device facts come from `d`; a test may pass a copy with features removed.
   explicit backend(const device& d)
       : ctx_(d),
         memory_(ctx_),
-        build_options_(parloop::detail::fast_math_from_environment() ? "-cl-fast-relaxed-math" : "") {
-    signature_.backend = backend_kind::opencl;
-    signature_.platform = d.platform_name + " / " + d.platform_version;
-    signature_.device = d.name;
-    signature_.driver = d.driver_version;
-    signature_.compiler = d.c_version;
-    signature_.architecture = d.version;
-    signature_.options = build_options_;
-  }
+        build_options_(parloop::detail::fast_math_from_environment() ? "-cl-fast-relaxed-math" : ""),
+        signature_(signature_of(d, build_options_)) {}
 
   std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override { return memory_.allocate(bytes); }
   void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
