@@ -40,8 +40,11 @@ run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release
 # caught signal 11", after every assertion passed): a test that fails runs once more.
 # The plain run compiled every kernel of the suite with PoCL and NVRTC: this one does not again.
 # PoCL's and LLVM's own leaks are suppressed (tests/lsan.supp).
+# The examples and the cache tool are the library's code, which the tests run here; their own
+# lines (a main, argument parsing) run in the plain build: not built again (minutes of CI).
 PARLOOP_TEST_COMPILE_KERNELS=0 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
-  run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug -DPARLOOP_SANITIZE=ON
+  run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug \
+  -DPARLOOP_SANITIZE=ON -DPARLOOP_BUILD_EXAMPLES=OFF -DPARLOOP_BUILD_TOOLS=OFF
 # ThreadSanitizer over the tests where threads share kernels, the disk cache and runtimes (the
 # kernel and disk cache tests, on the host and on PoCL): only those are built (PARLOOP_TSAN).
 run_suite "$root/build-tsan" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARLOOP_TSAN=ON -DPARLOOP_BUILD_EXAMPLES=OFF \

@@ -5,7 +5,7 @@
 # compile must fail with its text.
 file(STRINGS "${SNIPPET}" expectations REGEX "^// expect: ")
 file(STRINGS "${SNIPPET}" cases REGEX "^// case [A-Z_0-9]+: ")
-if(NOT expectations AND NOT cases)
+if(NOT expectations AND NOT cases AND NOT PRECOMPILE)
   message(FATAL_ERROR "${SNIPPET} has no '// expect:' or '// case NAME:' line")
 endif()
 string(REPLACE "|" ";" include_list "${INCLUDES}")
@@ -16,11 +16,28 @@ foreach(dir IN LISTS include_list)
   endif()
 endforeach()
 
+# -DPRECOMPILE=<file>: SNIPPET is the snippets' common header, to be precompiled into <file>
+# (GCC's .gch), which a snippet's compile then takes with -DPCH=<the header>.
+if(PRECOMPILE)
+  execute_process(
+    COMMAND "${CXX}" -std=c++20 -x c++-header ${include_flags} "${SNIPPET}" -o "${PRECOMPILE}"
+    RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${SNIPPET} does not precompile:\n${out}")
+  endif()
+  return()
+endif()
+set(pch_flags)
+if(PCH)
+  # -Winvalid-pch: a header that cannot be used says so (the compile then parses it again).
+  set(pch_flags -include "${PCH}" -Winvalid-pch)
+endif()
+
 # Compiles the snippet with `defines` once; fails the test unless the outcome is each of
 # `wanted` (a list: `success`, or texts the diagnostics must contain).
 function(expect wanted defines)
   execute_process(
-    COMMAND "${CXX}" -std=c++20 -fsyntax-only ${include_flags} ${defines} "${SNIPPET}"
+    COMMAND "${CXX}" -std=c++20 -fsyntax-only ${pch_flags} ${include_flags} ${defines} "${SNIPPET}"
     RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
   foreach(text IN LISTS wanted)
     if(text STREQUAL "success")
