@@ -163,7 +163,7 @@ class device_backend : public device_memory {
   virtual std::unique_ptr<launcher> load(const cache::kernel_record& record) = 0;
   // Whether a launcher's record is better taken after its first launch: PoCL compiles a
   // kernel's work-group function at the first launch, and a binary read before it makes every
-  // process that loads it compile that again (80 ms against 1 ms).
+  // process that loads it compile that again (docs/performance.md, disk cache).
   virtual bool records_after_first_launch() const { return false; }
 
   // Partials and counters of global reductions, kept between launches.
