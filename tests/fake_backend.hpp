@@ -24,7 +24,7 @@ struct fake_buffer : pl::detail::device_buffer {
 
 class fake_launcher final : public pl::detail::launcher {
  public:
-  fake_launcher(std::string entry, pl::exec::grid_size_functor grid, int block,
+  fake_launcher(std::string entry, pl::codegen::grid_size_functor grid, int block,
                 std::vector<pl::codegen::kernel_buffer> layout, std::atomic<int>& enqueues)
       : launcher(std::move(grid), block, std::move(layout)), entry_(std::move(entry)), enqueues_(&enqueues) {}
 
@@ -69,10 +69,10 @@ class fake_backend final : public pl::detail::device_backend {
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }
   pl::codegen::dialect_kind dialect() const override { return pl::codegen::dialect_kind::opencl; }
   const pl::cache::device_signature& signature() const override { return signature_; }
-  pl::exec::device_facts facts() const override { return {4}; }
+  pl::codegen::device_facts facts() const override { return {4}; }
 
   // While `gate` is set, a build announces itself in `waiting` and waits for it to be released.
-  std::unique_ptr<pl::detail::launcher> build(const pl::exec::kernel_source& source) override {
+  std::unique_ptr<pl::detail::launcher> build(const pl::codegen::kernel_source& source) override {
     builds.fetch_add(1);
     last_grid = source.grid.to_string();
     if (gate.valid()) {

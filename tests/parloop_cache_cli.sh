@@ -19,7 +19,7 @@ PARLOOP_LOG=info "$child" >/dev/null 2>"$work/log2.txt"
 [ "$(grep -c "^parloop: loaded kernel 'child_.*' from the disk cache (.*\.plk) in [0-9.]* ms$" "$work/log2.txt")" -eq 3 ] ||
   fail "log of a second run: $(cat "$work/log2.txt")"
 if PARLOOP_LOG=loud PARLOOP_CACHE=off "$child" >/dev/null 2>"$work/log3.txt"; then fail "PARLOOP_LOG=loud was taken"; fi
-grep -q "PARLOOP_LOG='loud': expected info or off" "$work/log3.txt" || fail "bad PARLOOP_LOG: $(cat "$work/log3.txt")"
+grep -q "PARLOOP_LOG is 'loud': use off (no lines, the default) or info" "$work/log3.txt" || fail "bad PARLOOP_LOG: $(cat "$work/log3.txt")"
 "$tool" stats | tee "$work/stats.txt"
 grep -q ": 3 entries" "$work/stats.txt" || fail "stats"
 "$tool" list | tee "$work/list.txt"

@@ -257,7 +257,7 @@ TEST_CASE("the candidates: each kernel once, colours and plans only where writes
   CHECK(count(only_direct, pl::conflicts::atomics) == static_cast<long>(only_direct.size()));
   // The backend's defaults come first: the loop's launch where tuning changes nothing.
   CHECK(only_direct.front().launch ==
-        pl::exec::for_kernel(*direct.traced(q(pl::READ), w(pl::WRITE)), rt.default_strategy()));
+        pl::codegen::for_kernel(*direct.traced(q(pl::READ), w(pl::WRITE)), rt.default_strategy()));
 }
 
 TEST_CASE("a choice's record reads back as written; damaged ones are refused", "[autotune][disk]") {

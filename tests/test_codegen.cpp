@@ -355,10 +355,10 @@ TEST_CASE("vectors_across_workgroups moves direct arguments as vectors", "[codeg
 
   // A loop with nothing to move as vectors runs one element per work-item.
   const auto indirect = flux_ir(m);
-  CHECK(pl::exec::for_kernel(*indirect, pl::vectors_across_workgroups{96, 4}) ==
+  CHECK(pl::codegen::for_kernel(*indirect, pl::vectors_across_workgroups{96, 4}) ==
         pl::strategy{pl::split_n_across_workgroups{96}});
-  CHECK(pl::exec::for_kernel(*ir, pl::vectors_across_workgroups{96, 4}) == pl::strategy{pl::vectors_across_workgroups{96, 4}});
-  CHECK(pl::exec::make_source(*indirect, cg::dialect_kind::cuda, pl::vectors_across_workgroups{96, 4}).grid.to_string() ==
+  CHECK(pl::codegen::for_kernel(*ir, pl::vectors_across_workgroups{96, 4}) == pl::strategy{pl::vectors_across_workgroups{96, 4}});
+  CHECK(pl::codegen::make_source(*indirect, cg::dialect_kind::cuda, pl::vectors_across_workgroups{96, 4}).grid.to_string() ==
         "ceil_div(end - start, 96)");
 
   for (const int width : {2, 4}) parloop_test::check_builds_everywhere(*ir, pl::vectors_across_workgroups{64, width});
@@ -366,7 +366,7 @@ TEST_CASE("vectors_across_workgroups moves direct arguments as vectors", "[codeg
 
 TEST_CASE("a kernel from source moves its direct arguments as vectors, but not those it combines into",
           "[codegen][vectors][source]") {
-  using pl::ir::scalar_type;
+  using pl::scalar_type;
   // Its C function gets an INC argument's private copy at 0, added to the data after: the one-
   // element path does so, and the vector path must give the same rounding.
   const std::array<pl::ir::param, 3> params{
@@ -391,7 +391,7 @@ TEST_CASE("a kernel from source moves its direct arguments as vectors, but not t
   // With only combined arguments, nothing moves as vectors: one element per work-item.
   const std::array<pl::ir::param, 1> inc_only{params[0]};
   const pl::ir::kernel only = failing_source_kernel("only", "void only(double* a) { *a += 1.0; }", inc_only);
-  CHECK(pl::exec::for_kernel(only, pl::vectors_across_workgroups{32, 2}) == pl::strategy{pl::split_n_across_workgroups{32}});
+  CHECK(pl::codegen::for_kernel(only, pl::vectors_across_workgroups{32, 2}) == pl::strategy{pl::split_n_across_workgroups{32}});
 }
 
 TEST_CASE("a body writes an argument before reading it only by assignments that always run", "[codegen][vectors]") {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <parloop/codegen/generate.hpp>
-#include <parloop/exec/kernel_source.hpp>
+#include <parloop/codegen/kernel_source.hpp>
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"
@@ -167,16 +167,16 @@ TEST_CASE("a coloured kernel stores plainly and takes its elements from the orde
   pl::par_loop(k, edges, w(pl::READ), r(pl::INC, e2c));
   const auto ir = k.traced(w(pl::READ), r(pl::INC, e2c));
   for (const auto dialect : {pl::codegen::dialect_kind::opencl, pl::codegen::dialect_kind::cuda}) {
-    const auto plain = pl::exec::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {});
-    const auto colored = pl::exec::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.writes = pl::conflicts::colors});
+    const auto plain = pl::codegen::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {});
+    const auto colored = pl::codegen::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(plain.code.text, Catch::Contains("pl_atomic_add"));
     CHECK_THAT(colored.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_e = pl_order[pl_p]"));
     CHECK(colored.layout.back().role == pl::codegen::buffer_role::order);
     // A coloured loop's elements are not side by side: no vectors.
-    const auto vectors = pl::exec::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.writes = pl::conflicts::colors});
+    const auto vectors = pl::codegen::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(vectors.code.text, !Catch::Contains("pl_vec"));
     // A two-level plan stages in local memory, a block of 128 work-items, each adding 2 slots.
-    const auto blocks = pl::exec::make_source(*ir, dialect, pl::grid_stride{128, 4}, {.writes = pl::conflicts::blocks});
+    const auto blocks = pl::codegen::make_source(*ir, dialect, pl::grid_stride{128, 4}, {.writes = pl::conflicts::blocks});
     CHECK_THAT(blocks.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_stage0[256]") &&
                                      Catch::Contains("pl_plan"));
     CHECK(blocks.block == 128);

@@ -195,7 +195,7 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   pl::Dat<double, 4> q(cells, q0), res(cells);
   const auto ir = flux.traced(q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
   // Written as the backend writes its kernels: q and res are kept by components there.
-  const auto source = pl::exec::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128}, b.codegen_options());
+  const auto source = pl::codegen::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128}, b.codegen_options());
   REQUIRE(std::count_if(source.layout.begin(), source.layout.end(), [](const pl::codegen::kernel_buffer& buf) {
             return buf.role == pl::codegen::buffer_role::stride;
           }) == 2);

@@ -161,7 +161,7 @@ TEST_CASE("verify --rebuild: a CUDA entry whose binary is not its source's is fo
     pl::cache::key_material m;
     m.signature = {pl::backend_kind::cuda, "CUDA", "NVIDIA H200", "", compiler, "sm_90", t.options_text()};
     m.source = source.text;
-    m.grid = pl::exec::grid_size(pl::split_n_across_workgroups{128});
+    m.grid = pl::codegen::grid_size(pl::split_n_across_workgroups{128});
     m.block = 128;
     const pl::cache::kernel_record r{pl::backend_kind::cuda, t.format(), source.entry, std::move(binary), m.grid, 128, {}};
     const std::string key = pl::cache::key_of(m);

@@ -582,7 +582,7 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
                               traced_res(pl::INC, d.e2c, 1));
   for (const pl::strategy& s : strategies) {
     INFO(pl::to_string(s));
-    const auto source = pl::exec::make_source(*ir, backend.dialect(), s, backend.codegen_options());
+    const auto source = pl::codegen::make_source(*ir, backend.dialect(), s, backend.codegen_options());
     const auto built = backend.build(source);
     const pl::cache::kernel_record record = built->record();
     CHECK(record.backend == parloop_test::device_backend());
@@ -628,7 +628,7 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
     CHECK_THROWS_WITH(odd_in(damaged), Contains("damaged"));
   }
   // A record of another kind of binary is not loaded.
-  pl::cache::kernel_record other = backend.build(pl::exec::make_source(*ir, backend.dialect(), strategies[0], backend.codegen_options()))->record();
+  pl::cache::kernel_record other = backend.build(pl::codegen::make_source(*ir, backend.dialect(), strategies[0], backend.codegen_options()))->record();
   const bool on_opencl = parloop_test::device_backend() == pl::backend_kind::opencl;
   other.format = on_opencl ? pl::cache::binary_format::cubin : pl::cache::binary_format::opencl_program;
   CHECK_THROWS_WITH(backend.load(other), Contains(on_opencl ? "is not an OpenCL program" : "for this device"));

@@ -53,7 +53,7 @@ pc::key_material sample_material(const std::string& source = "__kernel void pl_k
   m.signature = {pl::backend_kind::opencl, "Portable Computing Language 3.1", "cpu", "3.1", "OpenCL C 1.2",
                  "OpenCL 3.0", "-cl-std=CL1.2"};
   m.source = source;
-  m.grid = pl::exec::grid_size(pl::split_n_across_workgroups{64});
+  m.grid = pl::codegen::grid_size(pl::split_n_across_workgroups{64});
   m.block = 64;
   return m;
 }
@@ -63,7 +63,7 @@ pc::kernel_record sample_record() {
   r.backend = pl::backend_kind::opencl;
   r.entry = "pl_kernel_k";
   for (int i = 0; i < 96; ++i) r.binary.push_back(static_cast<unsigned char>(i * 7));
-  r.grid = pl::exec::grid_size(pl::split_n_across_workgroups{64});
+  r.grid = pl::codegen::grid_size(pl::split_n_across_workgroups{64});
   r.block = 64;
   return r;
 }
@@ -209,10 +209,10 @@ TEST_CASE("a well-sealed entry that lies inside is refused, without allocating w
 }
 
 TEST_CASE("a grid-size functor whose values could overflow is refused", "[disk]") {
-  using pl::exec::grid_node;
-  using pl::exec::grid_op;
+  using pl::codegen::grid_node;
+  using pl::codegen::grid_op;
   const auto functor = [](std::int64_t constant, grid_op op) {
-    return pl::exec::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
+    return pl::codegen::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
   };
   CHECK_THROWS_WITH(functor(INT64_MAX, grid_op::add), Contains("can pass 2^62"));
   CHECK_THROWS_WITH(functor(std::int64_t{1} << 40, grid_op::mul), Contains("can pass 2^62"));
@@ -253,7 +253,7 @@ TEST_CASE("the cache folder: where the environment says, private, refused when o
   }
   {
     const scoped_env bad("PARLOOP_CACHE", "yes");
-    CHECK_THROWS_WITH(pc::disk_cache::from_environment(), Contains("PARLOOP_CACHE='yes': expected on, off or read-only"));
+    CHECK_THROWS_WITH(pc::disk_cache::from_environment(), Contains("PARLOOP_CACHE is 'yes': use on (") && Contains("off (") && Contains("or read-only ("));
   }
   // A folder others can write could hold an entry planted by them: not used.
   const std::filesystem::path shared = tmp.path / "shared";

@@ -101,7 +101,7 @@ TEST_CASE("expressions carry C++ types and promotion into the IR", "[dsl][types]
   });
   pl::par_loop(k, s, f(pl::READ), i(pl::READ), l(pl::READ), d(pl::WRITE));
   const auto ir = k.traced(f(pl::READ), i(pl::READ), l(pl::READ), d(pl::WRITE));
-  using st = pl::ir::scalar_type;
+  using st = pl::scalar_type;
   const std::vector<st> want = {st::float32, st::float64, st::float32, st::int64,
                                 st::int32,   st::boolean, st::float32, st::float64};
   REQUIRE(ir->locals.size() == want.size());

@@ -13,7 +13,7 @@
 
 #include <parloop/codegen/generate.hpp>
 #include <parloop/cache/kernel_cache.hpp>
-#include <parloop/exec/kernel_source.hpp>
+#include <parloop/codegen/kernel_source.hpp>
 #include <parloop/ir/hash.hpp>
 
 #include "compile_all.hpp"
@@ -60,7 +60,7 @@ int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* com
     std::vector<pl::conflicts> ways{pl::conflicts::atomics};
     if (cg::combines_through_maps(k)) ways.insert(ways.end(), {pl::conflicts::colors, pl::conflicts::blocks});
     const auto generated = [&](pl::conflicts c) {
-      return cg::generate(k, dialect, pl::exec::for_kernel(k, s, c), {.writes = c, .dats = pl::dat_layout::soa});
+      return cg::generate(k, dialect, pl::codegen::for_kernel(k, s, c), {.writes = c, .dats = pl::dat_layout::soa});
     };
     if (!k.raw_source.empty()) {
       // Its C function is called by name: it cannot be renamed into a batch.

@@ -14,7 +14,7 @@
 
 #include <parloop/cache/kernel_record.hpp>
 #include <parloop/codegen/generate.hpp>
-#include <parloop/exec/kernel_source.hpp>
+#include <parloop/codegen/kernel_source.hpp>
 #include <parloop/parloop.hpp>
 
 #include "build_everywhere.hpp"
@@ -25,23 +25,23 @@
 namespace test_strategy {
 
 namespace pl = parloop;
-namespace ex = parloop::exec;
+namespace cg = parloop::codegen;
 namespace cg = parloop::codegen;
 using Catch::Matchers::Contains;
 
 TEST_CASE("each strategy's grid-size functor, as a formula", "[strategy]") {
-  CHECK(ex::grid_size(pl::split_n_across_workgroups{256}).to_string() == "ceil_div(end - start, 256)");
-  CHECK(ex::grid_size(pl::grid_stride{128, 4}).to_string() == "min(ceil_div(end - start, 128), compute_units * 4)");
-  CHECK(ex::grid_size(pl::chunked{16, 64}).to_string() == "ceil_div(ceil_div(end - start, 64), 16)");
-  CHECK(ex::grid_size(pl::vectors_across_workgroups{128, 2}).to_string() ==
+  CHECK(cg::grid_size(pl::split_n_across_workgroups{256}).to_string() == "ceil_div(end - start, 256)");
+  CHECK(cg::grid_size(pl::grid_stride{128, 4}).to_string() == "min(ceil_div(end - start, 128), compute_units * 4)");
+  CHECK(cg::grid_size(pl::chunked{16, 64}).to_string() == "ceil_div(ceil_div(end - start, 64), 16)");
+  CHECK(cg::grid_size(pl::vectors_across_workgroups{128, 2}).to_string() ==
         "ceil_div(min((ceil_div(end, 2) - ceil_div(start + 1, 2)) + 1, end - start), 128)");
   CHECK(pl::detail::block_size(pl::grid_stride{128, 4}) == 128);
   CHECK(pl::to_string(pl::vectors_across_workgroups{64, 4}) == "vectors_across_workgroups{64, 4}");
 }
 
 TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
-  const ex::device_facts dev{132};
-  const auto split = ex::grid_size(pl::split_n_across_workgroups{256});
+  const cg::device_facts dev{132};
+  const auto split = cg::grid_size(pl::split_n_across_workgroups{256});
   CHECK(split(0, 0, dev) == 0);
   CHECK(split(7, 7, dev) == 0);
   CHECK(split(0, 1, dev) == 1);
@@ -51,13 +51,13 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
   CHECK(split(0, INT_MAX, dev) == (std::int64_t{INT_MAX} + 255) / 256);
   CHECK(split(INT_MAX - 1, INT_MAX, dev) == 1);
 
-  const auto stride = ex::grid_size(pl::grid_stride{256, 4});
+  const auto stride = cg::grid_size(pl::grid_stride{256, 4});
   CHECK(stride(0, 0, dev) == 0);
   CHECK(stride(0, 1000, dev) == 4);              // a short range: no more groups than elements need
   CHECK(stride(0, INT_MAX, dev) == 132 * 4);     // a long one: the device's size
-  CHECK(stride(0, 1000, ex::device_facts{1}) == 4);
+  CHECK(stride(0, 1000, cg::device_facts{1}) == 4);
 
-  const auto chunk = ex::grid_size(pl::chunked{16, 64});
+  const auto chunk = cg::grid_size(pl::chunked{16, 64});
   CHECK(chunk(0, 0, dev) == 0);
   CHECK(chunk(0, 1, dev) == 1);
   CHECK(chunk(0, 64 * 16, dev) == 1);
@@ -65,7 +65,7 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
   CHECK(chunk(INT_MAX - 5, INT_MAX, dev) == 1);
 
   // Work-items take the widths from the multiple of 4 at or below start.
-  const auto vectors = ex::grid_size(pl::vectors_across_workgroups{16, 4});
+  const auto vectors = cg::grid_size(pl::vectors_across_workgroups{16, 4});
   CHECK(vectors(0, 0, dev) == 0);
   CHECK(vectors(9, 9, dev) == 0);
   CHECK(vectors(3, 4, dev) == 1);
@@ -99,12 +99,12 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
 }
 
 TEST_CASE("a strategy with impossible parameters is refused", "[strategy]") {
-  CHECK_THROWS_AS(ex::grid_size(pl::split_n_across_workgroups{0}), pl::argument_error);
-  CHECK_THROWS_WITH(ex::grid_size(pl::split_n_across_workgroups{2048}),
+  CHECK_THROWS_AS(cg::grid_size(pl::split_n_across_workgroups{0}), pl::argument_error);
+  CHECK_THROWS_WITH(cg::grid_size(pl::split_n_across_workgroups{2048}),
                     Contains("strategy split_n_across_workgroups{2048}: the block must be 1 to 1024"));
-  CHECK_THROWS_AS(ex::grid_size(pl::grid_stride{64, 0}), pl::argument_error);
-  CHECK_THROWS_AS(ex::grid_size(pl::chunked{64, 0}), pl::argument_error);
-  CHECK_THROWS_WITH(ex::grid_size(pl::vectors_across_workgroups{64, 3}),
+  CHECK_THROWS_AS(cg::grid_size(pl::grid_stride{64, 0}), pl::argument_error);
+  CHECK_THROWS_AS(cg::grid_size(pl::chunked{64, 0}), pl::argument_error);
+  CHECK_THROWS_WITH(cg::grid_size(pl::vectors_across_workgroups{64, 3}),
                     Contains("strategy vectors_across_workgroups{64, 3}: the block must be 1 to 1024 work-items, waves "
                              "and per_item at least 1, and width 2 or 4"));
 }
@@ -112,44 +112,44 @@ TEST_CASE("a strategy with impossible parameters is refused", "[strategy]") {
 TEST_CASE("grid-size functors round-trip through cereal and damaged ones are refused", "[strategy][cache]") {
   for (const pl::strategy s : {pl::strategy{pl::split_n_across_workgroups{64}}, pl::strategy{pl::grid_stride{32, 8}},
                                pl::strategy{pl::chunked{8, 128}}, pl::strategy{pl::vectors_across_workgroups{32, 4}}}) {
-    const auto f = ex::grid_size(s);
+    const auto f = cg::grid_size(s);
     std::stringstream buffer;
     {
       cereal::BinaryOutputArchive out(buffer);
       out(f);
     }
-    ex::grid_size_functor back;
+    cg::grid_size_functor back;
     {
       cereal::BinaryInputArchive in(buffer);
       in(back);
     }
     CHECK(back == f);
-    CHECK(back(3, 100000, ex::device_facts{80}) == f(3, 100000, ex::device_facts{80}));
+    CHECK(back(3, 100000, cg::device_facts{80}) == f(3, 100000, cg::device_facts{80}));
   }
 
-  using ex::grid_node;
-  using ex::grid_op;
-  CHECK_THROWS_WITH(ex::grid_size_functor(std::vector<grid_node>{}), Contains("0 operations"));
-  CHECK_THROWS_WITH(ex::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::sub, 0}}),
+  using cg::grid_node;
+  using cg::grid_op;
+  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{}), Contains("0 operations"));
+  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::sub, 0}}),
                     Contains("lacks its operands"));
-  CHECK_THROWS_WITH(ex::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::start, 0}}),
+  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::start, 0}}),
                     Contains("does not reduce to one value"));
-  CHECK_THROWS_WITH(ex::grid_size_functor(std::vector<grid_node>{{static_cast<grid_op>(200), 0}}),
+  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{{static_cast<grid_op>(200), 0}}),
                     Contains("unknown operation 200"));
   std::vector<grid_node> deep(17, {grid_op::constant, 1});
-  CHECK_THROWS_WITH(ex::grid_size_functor(deep), Contains("too deep"));
+  CHECK_THROWS_WITH(cg::grid_size_functor(deep), Contains("too deep"));
 
   // A record whose operation byte was damaged is refused while loading.
   std::stringstream buffer;
   {
     cereal::BinaryOutputArchive out(buffer);
-    out(ex::grid_size(pl::split_n_across_workgroups{256}));
+    out(cg::grid_size(pl::split_n_across_workgroups{256}));
   }
   std::string bytes = buffer.str();
   bytes[8] = static_cast<char>(99);  // the first node's operation, after the 8-byte length
   std::stringstream damaged(bytes);
   cereal::BinaryInputArchive in(damaged);
-  ex::grid_size_functor back;
+  cg::grid_size_functor back;
   CHECK_THROWS_AS(in(back), pl::error);
 }
 

@@ -39,6 +39,7 @@
 
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/core/backend_kind.hpp"
+#include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::cache {
@@ -46,16 +47,6 @@ namespace parloop::cache {
 enum class disk_mode : std::uint8_t { off, read_only, read_write };
 
 namespace detail {
-
-// Says a cache problem once per process and kind: a run goes on without the disk cache.
-inline void warn_once(std::atomic<bool>& said, const std::string& message) {
-  if (!said.exchange(true)) std::fprintf(stderr, "parloop: %s\n", message.c_str());
-}
-
-inline const char* environment(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : nullptr;
-}
 
 // The whole file, or nothing if it cannot be read (errno then says why).
 inline std::optional<std::vector<unsigned char>> read_file(const std::filesystem::path& path) {
@@ -211,15 +202,15 @@ class disk_cache {
     const disk_mode mode = mode_from_environment();
     if (mode == disk_mode::off) return nullptr;
     std::filesystem::path dir;
-    if (const char* d = detail::environment("PARLOOP_CACHE_DIR")) {
+    if (const char* d = parloop::detail::environment_value("PARLOOP_CACHE_DIR")) {
       dir = d;
-    } else if (const char* x = detail::environment("XDG_CACHE_HOME")) {
+    } else if (const char* x = parloop::detail::environment_value("XDG_CACHE_HOME")) {
       dir = std::filesystem::path(x) / "parloop";
-    } else if (const char* h = detail::environment("HOME")) {
+    } else if (const char* h = parloop::detail::environment_value("HOME")) {
       dir = std::filesystem::path(h) / ".cache" / "parloop";
     } else {
       static std::atomic<bool> said{false};
-      detail::warn_once(said, "disk cache off: neither PARLOOP_CACHE_DIR, XDG_CACHE_HOME nor HOME is set");
+      parloop::detail::warn_once(said, "disk cache off: neither PARLOOP_CACHE_DIR, XDG_CACHE_HOME nor HOME is set");
       return nullptr;
     }
     return open(dir, mode);
@@ -236,12 +227,12 @@ class disk_cache {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       static std::atomic<bool> said{false};
-      detail::warn_once(said, fmt::format("disk cache off: '{}' is not a folder that can be made", dir.string()));
+      parloop::detail::warn_once(said, fmt::format("disk cache off: '{}' is not a folder that can be made", dir.string()));
       return nullptr;
     }
     if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
       static std::atomic<bool> said{false};
-      detail::warn_once(said, fmt::format("disk cache off: '{}' is {}; parloop only uses a cache folder of its own "
+      parloop::detail::warn_once(said, fmt::format("disk cache off: '{}' is {}; parloop only uses a cache folder of its own "
                                           "user that no one else can write (chmod 700)",
                                           dir.string(), st.st_uid != ::geteuid() ? "owned by another user"
                                                                                  : "writable by group or others"));
@@ -249,7 +240,7 @@ class disk_cache {
     }
     if (mode == disk_mode::read_write && ::access(dir.c_str(), W_OK) != 0) {
       static std::atomic<bool> said{false};
-      detail::warn_once(said, fmt::format("disk cache '{}' cannot be written: used read-only", dir.string()));
+      parloop::detail::warn_once(said, fmt::format("disk cache '{}' cannot be written: used read-only", dir.string()));
       mode = disk_mode::read_only;
     }
     return std::shared_ptr<disk_cache>(new disk_cache(dir, mode, max_bytes_from_environment()));
@@ -258,7 +249,7 @@ class disk_cache {
   // PARLOOP_CACHE_MAX_MB: the size the cache is kept under (least recently used entries go
   // first); 1024 MiB by default.
   static std::uint64_t max_bytes_from_environment() {
-    const char* v = detail::environment("PARLOOP_CACHE_MAX_MB");
+    const char* v = parloop::detail::environment_value("PARLOOP_CACHE_MAX_MB");
     if (v == nullptr) return std::uint64_t{1024} << 20;
     return mebibytes("PARLOOP_CACHE_MAX_MB", v, 1);
   }
@@ -279,11 +270,11 @@ class disk_cache {
   }
 
   static disk_mode mode_from_environment() {
-    const char* v = detail::environment("PARLOOP_CACHE");
-    if (v == nullptr || std::strcmp(v, "on") == 0) return disk_mode::read_write;
-    if (std::strcmp(v, "off") == 0) return disk_mode::off;
-    if (std::strcmp(v, "read-only") == 0) return disk_mode::read_only;
-    throw argument_error(fmt::format("PARLOOP_CACHE='{}': expected on, off or read-only", v));
+    return parloop::detail::choice_from_environment<disk_mode>(
+        "PARLOOP_CACHE", disk_mode::read_write,
+        {{"on", disk_mode::read_write, "kernels are kept on disk and loaded from there"},
+         {"off", disk_mode::off, "no disk cache"},
+         {"read-only", disk_mode::read_only, "entries are loaded, none written"}});
   }
 
   const std::filesystem::path& dir() const { return dir_; }
@@ -319,7 +310,7 @@ class disk_cache {
     const std::string bytes = encode_entry(material, record);
     if (!make_private_folder(folder) || !private_levels(folder) || detail::write_atomically(folder, path, bytes)) {
       static std::atomic<bool> said{false};
-      detail::warn_once(said, fmt::format("disk cache: cannot write in '{}'; kernels are kept in memory only",
+      parloop::detail::warn_once(said, fmt::format("disk cache: cannot write in '{}'; kernels are kept in memory only",
                                           folder.string()));
       return false;
     }
@@ -662,7 +653,7 @@ class disk_cache {
       if (::lstat(level.c_str(), &st) != 0) return errno == ENOENT;
       if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
         static std::atomic<bool> said{false};
-        detail::warn_once(said, fmt::format("disk cache: '{}' is {}; entries there are not used (chmod 700, or "
+        parloop::detail::warn_once(said, fmt::format("disk cache: '{}' is {}; entries there are not used (chmod 700, or "
                                             "parloop-cache clear)",
                                             level.string(),
                                             !S_ISDIR(st.st_mode)          ? "not a folder"

@@ -42,7 +42,7 @@ struct key_material {
   std::string source;  // the generated source, with its entry point's name
   // The launch geometry that goes with the source: two strategies can write the same source
   // and launch it differently (blocks of 128 or 256 of one element each).
-  exec::grid_size_functor grid;
+  codegen::grid_size_functor grid;
   int block = 0;
   std::vector<codegen::kernel_buffer> layout;
 

@@ -29,7 +29,7 @@
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
-#include "parloop/exec/kernel_source.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
@@ -257,7 +257,7 @@ class kernel_cache {
       }
     }
     if (held == nullptr) return;
-    const exec::kernel_source source = source_of(e, device, l.launch, l.writes);
+    const codegen::kernel_source source = source_of(e, device, l.launch, l.writes);
     const cache::key_material material = material_of(device, source);
     const std::string key = cache::key_of(material);
     if (disk->load(material, key)) return;
@@ -350,11 +350,11 @@ class kernel_cache {
     c.last_agreed.store(link.id, std::memory_order_release);
   }
 
-  static exec::kernel_source source_of(const signature_entry& e, device_backend& device, const strategy& s,
+  static codegen::kernel_source source_of(const signature_entry& e, device_backend& device, const strategy& s,
                                        conflicts writes) {
     codegen::options options = device.codegen_options();
     options.writes = writes;
-    return exec::make_source(*e.ir, device.dialect(), s, options);
+    return codegen::make_source(*e.ir, device.dialect(), s, options);
   }
 
   signature_entry* find(std::type_index signature, std::span<const ir::param> params) const {
@@ -382,7 +382,7 @@ class kernel_cache {
             // while its backend is open: the lock need not be held meanwhile.)
             const launcher& held = *c->loaded;
             lock.unlock();
-            const exec::kernel_source source = source_of(e, device, s, writes);
+            const codegen::kernel_source source = source_of(e, device, s, writes);
             static_cast<void>(agree(*link, device, source, material_of(device, source), e.ir->name, &held));
             lock.lock();
           }
@@ -400,7 +400,7 @@ class kernel_cache {
     lock.unlock();
     std::unique_ptr<launcher> loaded;
     try {
-      const exec::kernel_source source = source_of(e, device, s, writes);
+      const codegen::kernel_source source = source_of(e, device, s, writes);
       loaded = build_or_load(device, source, e.ir->name);
       if (codegen::checks_indices(*e.ir, device.codegen_options())) device.index_errors().name(e.ir->name);
       device.adopt(store_);
@@ -420,7 +420,7 @@ class kernel_cache {
     return *c->loaded;
   }
 
-  static cache::key_material material_of(const device_backend& device, const exec::kernel_source& source) {
+  static cache::key_material material_of(const device_backend& device, const codegen::kernel_source& source) {
     return {.signature = device.signature(),
             .source = source.code.text,
             .grid = source.grid,
@@ -431,7 +431,7 @@ class kernel_cache {
   // The source's launcher: from the disk cache's entry where it has a good one, else compiled
   // (and stored there). Another process compiling the same key meanwhile is waited for, a
   // little: its entry is then loaded instead.
-  std::unique_ptr<launcher> build_or_load(device_backend& device, const exec::kernel_source& source,
+  std::unique_ptr<launcher> build_or_load(device_backend& device, const codegen::kernel_source& source,
                                          const std::string& name) {
     const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
     const cache::key_material material = material_of(device, source);
@@ -472,7 +472,7 @@ class kernel_cache {
   // the others, which fail too. A rank that cannot use what arrives (another device: its key
   // material differs) compiles for itself, after the last collective call. A rank that holds the
   // kernel in memory already (`held`) takes part as one that has it, and gets null back.
-  std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, const exec::kernel_source& source,
+  std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, const codegen::kernel_source& source,
                                   const cache::key_material& material, const std::string& name,
                                   const launcher* held = nullptr) {
     const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
@@ -482,7 +482,7 @@ class kernel_cache {
     const launcher* const have = held != nullptr ? held : mine.get();
     if (link.all(have != nullptr)) return mine;
     std::int32_t holder = have != nullptr ? link.rank() : link.ranks();
-    link.all_reduce(&holder, 1, ir::scalar_type::int32, access::min);
+    link.all_reduce(&holder, 1, scalar_type::int32, access::min);
     if (holder == link.ranks()) holder = 0;
     if (link.rank() == holder) {
       if (have != nullptr) {
@@ -556,7 +556,7 @@ class kernel_cache {
     return record;
   }
 
-  std::unique_ptr<launcher> compile(device_backend& device, const exec::kernel_source& source, const std::string& name) {
+  std::unique_ptr<launcher> compile(device_backend& device, const codegen::kernel_source& source, const std::string& name) {
     const bool said = cache::log_info();
     // Said before, so that a long compile shows what it is doing.
     if (said) cache::log("compiling kernel '{}' for {}", name, device.describe());

@@ -16,7 +16,7 @@
 #include "parloop/cache/bounded.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/backend_kind.hpp"
-#include "parloop/exec/grid.hpp"
+#include "parloop/codegen/grid.hpp"
 
 namespace parloop::cache {
 
@@ -32,7 +32,7 @@ struct kernel_record {
   binary_format format = binary_format::opencl_program;
   std::string entry;
   std::vector<unsigned char> binary;
-  exec::grid_size_functor grid;
+  codegen::grid_size_functor grid;
   int block = 0;
   std::vector<codegen::kernel_buffer> layout;
 
@@ -41,7 +41,7 @@ struct kernel_record {
 
 }  // namespace parloop::cache
 
-namespace parloop::exec {
+namespace parloop::codegen {
 
 template <class Archive>
 void save(Archive& archive, const grid_node& n) {
@@ -66,9 +66,6 @@ void load(Archive& archive, grid_size_functor& f) {
   f = grid_size_functor(std::move(program));
 }
 
-}  // namespace parloop::exec
-
-namespace parloop::codegen {
 
 template <class Archive>
 void save(Archive& archive, const kernel_buffer& b) {
@@ -79,14 +76,14 @@ template <class Archive>
 void load(Archive& archive, kernel_buffer& b) {
   std::uint8_t role = 0, type = 0, is_const = 0;
   archive(role, b.index, b.position, type, b.dim, is_const);
-  if (role > static_cast<std::uint8_t>(buffer_role::stride) || type > static_cast<std::uint8_t>(ir::scalar_type::float64) ||
+  if (role > static_cast<std::uint8_t>(buffer_role::stride) || type > static_cast<std::uint8_t>(scalar_type::float64) ||
       is_const > 1 ||
       b.index < 0 || b.dim < 1 || b.position < (launch_provided(static_cast<buffer_role>(role)) ? -1 : 0)) {
     throw cereal::Exception("kernel record: a damaged buffer layout");
   }
   b.role = static_cast<buffer_role>(role);
   b.is_const = is_const == 1;
-  b.type = static_cast<ir::scalar_type>(type);
+  b.type = static_cast<scalar_type>(type);
 }
 
 }  // namespace parloop::codegen

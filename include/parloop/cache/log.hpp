@@ -4,24 +4,22 @@
 #pragma once
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "parloop/error.hpp"
+#include "parloop/core/environment.hpp"
 
 namespace parloop::cache {
 
 // Whether PARLOOP_LOG asks for these lines: info does, off or unset does not, anything else is
 // an error naming the variable. Read at each compile or load, never on a launch.
 inline bool log_info() {
-  const char* v = std::getenv("PARLOOP_LOG");
-  if (v == nullptr || *v == '\0' || std::string_view(v) == "off") return false;
-  if (std::string_view(v) == "info") return true;
-  throw argument_error(fmt::format("PARLOOP_LOG='{}': expected info or off", v));
+  return parloop::detail::choice_from_environment<bool>(
+      "PARLOOP_LOG", false,
+      {{"info", true, "a line for each kernel compiled or loaded from the disk cache"}, {"off", false, "no lines"}});
 }
 
 template <class... Args>

@@ -19,13 +19,13 @@ class cuda_dialect final : public dialect {
   std::string_view name() const override { return "CUDA"; }
   std::string_view extension() const override { return "cu"; }
 
-  std::string_view type(ir::scalar_type t) const override {
+  std::string_view type(scalar_type t) const override {
     switch (t) {
-      case ir::scalar_type::boolean: return "bool";
-      case ir::scalar_type::int32: return "int";
-      case ir::scalar_type::int64: return "long long";
-      case ir::scalar_type::float32: return "float";
-      case ir::scalar_type::float64: return "double";
+      case scalar_type::boolean: return "bool";
+      case scalar_type::int32: return "int";
+      case scalar_type::int64: return "long long";
+      case scalar_type::float32: return "float";
+      case scalar_type::float64: return "double";
     }
     return "?";
   }
@@ -34,22 +34,22 @@ class cuda_dialect final : public dialect {
     return fmt::format("{}LL", v);
   }
   // NVRTC has no math headers by default: build the special values from their bits.
-  std::string infinity(ir::scalar_type t, bool negative) const override {
-    const std::string inf = t == ir::scalar_type::float32 ? "__int_as_float(0x7f800000)"
+  std::string infinity(scalar_type t, bool negative) const override {
+    const std::string inf = t == scalar_type::float32 ? "__int_as_float(0x7f800000)"
                                                           : "__longlong_as_double(0x7ff0000000000000LL)";
     return negative ? "(-" + inf + ")" : inf;
   }
-  std::string not_a_number(ir::scalar_type t) const override {
-    return t == ir::scalar_type::float32 ? "__int_as_float(0x7fffffff)" : "__longlong_as_double(0x7fffffffffffffffLL)";
+  std::string not_a_number(scalar_type t) const override {
+    return t == scalar_type::float32 ? "__int_as_float(0x7fffffff)" : "__longlong_as_double(0x7fffffffffffffffLL)";
   }
-  std::string math(ir::op o, ir::scalar_type t) const override {
-    return std::string(ir::op_name(o)) + (t == ir::scalar_type::float32 ? "f" : "");
+  std::string math(ir::op o, scalar_type t) const override {
+    return std::string(ir::op_name(o)) + (t == scalar_type::float32 ? "f" : "");
   }
 
   std::string kernel_head(std::string_view entry) const override {
     return fmt::format("extern \"C\" __global__ void {}", entry);
   }
-  std::string buffer(ir::scalar_type t, bool is_const) const override {
+  std::string buffer(scalar_type t, bool is_const) const override {
     return fmt::format("{}{}* __restrict__", is_const ? "const " : "", type(t));
   }
   std::string_view work_item() const override { return "(long long)blockIdx.x * blockDim.x + threadIdx.x"; }
@@ -72,17 +72,17 @@ class cuda_dialect final : public dialect {
   std::string shuffle_down(std::string_view value, std::string_view delta) const override {
     return fmt::format("__shfl_down_sync(0xffffffffu, {}, {})", value, delta);
   }
-  std::string vector_type(ir::scalar_type t, int lanes) const override {
-    return fmt::format("{}{}", t == ir::scalar_type::int64 ? "longlong" : type(t), lanes);
+  std::string vector_type(scalar_type t, int lanes) const override {
+    return fmt::format("{}{}", t == scalar_type::int64 ? "longlong" : type(t), lanes);
   }
-  std::string load_vector(ir::scalar_type t, int lanes, std::string_view buffer, std::string_view index) const override {
+  std::string load_vector(scalar_type t, int lanes, std::string_view buffer, std::string_view index) const override {
     return fmt::format("((const {}*){})[{}]", vector_type(t, lanes), buffer, index);
   }
-  std::string store_vector(ir::scalar_type t, int lanes, std::string_view value, std::string_view buffer,
+  std::string store_vector(scalar_type t, int lanes, std::string_view value, std::string_view buffer,
                            std::string_view index) const override {
     return fmt::format("(({}*){})[{}] = {};", vector_type(t, lanes), buffer, index, value);
   }
-  std::string volatile_pointer(ir::scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
+  std::string volatile_pointer(scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
   void source_prelude(source_writer& w) const override { w.line("#define PL_CONSTANT __constant__"); }
@@ -96,14 +96,13 @@ class cuda_dialect final : public dialect {
 
   void pragmas(source_writer&, const features&) const override {}
 
-  void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const override {
-    using ir::scalar_type;
+  void atomic_helper(source_writer& w, atomic_op o, scalar_type t) const override {
     w.open("{} void pl_atomic_{}_{}({}* p, {} v)", helper_qualifiers(), atomic_name(o), type_tag(t), type(t), type(t));
     const std::string_view builtin = o == atomic_op::add ? "atomicAdd" : o == atomic_op::min ? "atomicMin" : "atomicMax";
     if (t == scalar_type::int64 && o == atomic_op::add) {
       // Two's complement: an unsigned add gives the signed sum.
       w.line("atomicAdd((unsigned long long*)p, (unsigned long long)v);");
-    } else if (!ir::is_floating(t) || o == atomic_op::add) {
+    } else if (!is_floating(t) || o == atomic_op::add) {
       w.line("{}(p, v);", builtin);
     } else {
       // No floating atomic min / max: retry a compare-and-swap on the bits.
@@ -122,8 +121,8 @@ class cuda_dialect final : public dialect {
     w.close();
   }
 
-  void atomic_features(atomic_op o, ir::scalar_type t, features& f) const override {
-    if (o == atomic_op::add && t == ir::scalar_type::float64) f.float64_atomic_add = true;
+  void atomic_features(atomic_op o, scalar_type t, features& f) const override {
+    if (o == atomic_op::add && t == scalar_type::float64) f.float64_atomic_add = true;
   }
 };
 

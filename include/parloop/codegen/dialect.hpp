@@ -26,13 +26,13 @@ constexpr std::string_view atomic_name(atomic_op o) {
 }
 
 // A short tag naming a scalar type inside helper names (pl_atomic_add_f64).
-constexpr std::string_view type_tag(ir::scalar_type t) {
+constexpr std::string_view type_tag(scalar_type t) {
   switch (t) {
-    case ir::scalar_type::boolean:
-    case ir::scalar_type::int32: return "i32";
-    case ir::scalar_type::int64: return "i64";
-    case ir::scalar_type::float32: return "f32";
-    case ir::scalar_type::float64: return "f64";
+    case scalar_type::boolean:
+    case scalar_type::int32: return "i32";
+    case scalar_type::int64: return "i64";
+    case scalar_type::float32: return "f32";
+    case scalar_type::float64: return "f64";
   }
   return "?";
 }
@@ -55,17 +55,17 @@ class dialect {
   // The file extension of dumped sources.
   virtual std::string_view extension() const = 0;
 
-  virtual std::string_view type(ir::scalar_type t) const = 0;
+  virtual std::string_view type(scalar_type t) const = 0;
   virtual std::string int64_literal(std::int64_t v) const = 0;
-  virtual std::string infinity(ir::scalar_type t, bool negative) const = 0;
-  virtual std::string not_a_number(ir::scalar_type t) const = 0;
+  virtual std::string infinity(scalar_type t, bool negative) const = 0;
+  virtual std::string not_a_number(scalar_type t) const = 0;
   // The name of a math function on arguments of type t.
-  virtual std::string math(ir::op o, ir::scalar_type t) const = 0;
+  virtual std::string math(ir::op o, scalar_type t) const = 0;
 
   // `<qualifiers> void entry` of a kernel entry point.
   virtual std::string kernel_head(std::string_view entry) const = 0;
   // The declaration of a device buffer parameter, without its name.
-  virtual std::string buffer(ir::scalar_type t, bool is_const) const = 0;
+  virtual std::string buffer(scalar_type t, bool is_const) const = 0;
   // A 64-bit expression: this work-item's index in the whole launch (a launch may have more
   // than INT_MAX work-items).
   virtual std::string_view work_item() const = 0;
@@ -96,15 +96,15 @@ class dialect {
   // where there is none). Every work-item of the warp must reach it.
   virtual std::string shuffle_down(std::string_view value, std::string_view delta) const = 0;
   // A vector of `lanes` (2 or 4) values of type t, with components .x .y (.z .w).
-  virtual std::string vector_type(ir::scalar_type t, int lanes) const = 0;
+  virtual std::string vector_type(scalar_type t, int lanes) const = 0;
   // An expression: the vector of `lanes` values at `buffer + index * lanes`; the buffer is
   // aligned to the vector's size.
-  virtual std::string load_vector(ir::scalar_type t, int lanes, std::string_view buffer, std::string_view index) const = 0;
+  virtual std::string load_vector(scalar_type t, int lanes, std::string_view buffer, std::string_view index) const = 0;
   // A statement: stores `value` as the vector of `lanes` values at `buffer + index * lanes`.
-  virtual std::string store_vector(ir::scalar_type t, int lanes, std::string_view value, std::string_view buffer,
+  virtual std::string store_vector(scalar_type t, int lanes, std::string_view value, std::string_view buffer,
                                    std::string_view index) const = 0;
   // A pointer type through which reads see other groups' writes, not a cached copy.
-  virtual std::string volatile_pointer(ir::scalar_type t) const = 0;
+  virtual std::string volatile_pointer(scalar_type t) const = 0;
   // The qualifiers of a device helper function.
   virtual std::string_view helper_qualifiers() const = 0;
 
@@ -116,9 +116,9 @@ class dialect {
   // function of other types is an error, not a call through the wrong pointer types.
   virtual std::string prototype_check(std::string_view name, std::string_view params) const = 0;
   // The statements of `void pl_atomic_<op>_<type>(p, v)`: *p = *p op v, atomically.
-  virtual void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const = 0;
+  virtual void atomic_helper(source_writer& w, atomic_op o, scalar_type t) const = 0;
   // What atomic_helper(o, t) needs switched on.
-  virtual void atomic_features(atomic_op o, ir::scalar_type t, features& f) const = 0;
+  virtual void atomic_features(atomic_op o, scalar_type t, features& f) const = 0;
 };
 
 }  // namespace parloop::codegen

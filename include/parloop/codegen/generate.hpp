@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,9 +15,10 @@
 
 #include "parloop/codegen/cuda.hpp"
 #include "parloop/codegen/dialect.hpp"
-#include "parloop/codegen/emitter.hpp"
+#include "parloop/codegen/emit.hpp"
 #include "parloop/codegen/opencl.hpp"
 #include "parloop/error.hpp"
+#include "parloop/core/environment.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/ir/hash.hpp"
 #include "parloop/ir/kernel.hpp"
@@ -77,8 +77,7 @@ inline generated_source generate(const ir::kernel& k, dialect_kind kind, const s
   emitter e(k, d, s, o);
   generated_source out{kind, k.name, entry_name(k), e.emit(), {}, {}};
   out.needs = e.needs();
-  const char* dir = std::getenv("PARLOOP_DUMP_SOURCE");
-  if (dir != nullptr && *dir != '\0') {
+  if (const char* dir = parloop::detail::environment_value("PARLOOP_DUMP_SOURCE")) {
     const std::string file = fmt::format("{}-{:016x}.{}", out.kernel, XXH3_64bits(out.text.data(), out.text.size()),
                                          d.extension());
     // Dumping is an aid, not the loop's work: a folder that cannot be written is said once, and
@@ -86,8 +85,8 @@ inline generated_source generate(const ir::kernel& k, dialect_kind kind, const s
     try {
       out.path = detail::dump_source(dir, file, out.text);
     } catch (const error& e) {
-      static std::atomic<bool> warned{false};
-      if (!warned.exchange(true)) std::fprintf(stderr, "%s; generated sources are not dumped\n", e.what());
+      static std::atomic<bool> said{false};
+      parloop::detail::warn_once(said, fmt::format("{}; generated sources are not dumped", e.what()));
     }
   }
   return out;

@@ -100,7 +100,7 @@ struct kernel_buffer {
   // The par_loop argument whose dat, global or map this is (the first, where several share
   // it); -1 for groups_done and index_errors, which the launch provides.
   int position;
-  ir::scalar_type type;
+  scalar_type type;
   int dim;  // values per element (partials: per work-group)
   bool is_const;
 
@@ -131,7 +131,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
     if (first < 0) break;
     const ir::param& p = k.params[static_cast<std::size_t>(first)];
     out.push_back({buffer_role::data, d, first, p.type, p.dim, read_only});
-    if (by_components(p, o)) strides.push_back({buffer_role::stride, d, first, ir::scalar_type::int32, 1, true});
+    if (by_components(p, o)) strides.push_back({buffer_role::stride, d, first, scalar_type::int32, 1, true});
   }
   for (int m = 0;; ++m) {
     int first = -1;
@@ -139,7 +139,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
       if (k.params[static_cast<std::size_t>(i)].map == m) first = i;
     }
     if (first < 0) break;
-    out.push_back({buffer_role::map, m, first, ir::scalar_type::int32, k.params[static_cast<std::size_t>(first)].arity, true});
+    out.push_back({buffer_role::map, m, first, scalar_type::int32, k.params[static_cast<std::size_t>(first)].arity, true});
   }
   bool any_reduction = false;
   for (int i = 0; i < n; ++i) {
@@ -148,10 +148,10 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
     out.push_back({buffer_role::partials, i, i, p.type, p.dim, false});
     any_reduction = true;
   }
-  if (any_reduction) out.push_back({buffer_role::groups_done, 0, -1, ir::scalar_type::int32, 1, false});
-  if (checks_indices(k, o)) out.push_back({buffer_role::index_errors, 0, -1, ir::scalar_type::int32, 1, false});
-  if (o.writes == conflicts::colors) out.push_back({buffer_role::order, 0, -1, ir::scalar_type::int32, 1, true});
-  if (o.writes == conflicts::blocks) out.push_back({buffer_role::plan, 0, -1, ir::scalar_type::int32, 1, true});
+  if (any_reduction) out.push_back({buffer_role::groups_done, 0, -1, scalar_type::int32, 1, false});
+  if (checks_indices(k, o)) out.push_back({buffer_role::index_errors, 0, -1, scalar_type::int32, 1, false});
+  if (o.writes == conflicts::colors) out.push_back({buffer_role::order, 0, -1, scalar_type::int32, 1, true});
+  if (o.writes == conflicts::blocks) out.push_back({buffer_role::plan, 0, -1, scalar_type::int32, 1, true});
   out.insert(out.end(), strides.begin(), strides.end());
   return out;
 }

@@ -19,13 +19,13 @@ class opencl_dialect final : public dialect {
   std::string_view name() const override { return "OpenCL C"; }
   std::string_view extension() const override { return "cl"; }
 
-  std::string_view type(ir::scalar_type t) const override {
+  std::string_view type(scalar_type t) const override {
     switch (t) {
-      case ir::scalar_type::boolean: return "bool";
-      case ir::scalar_type::int32: return "int";
-      case ir::scalar_type::int64: return "long";
-      case ir::scalar_type::float32: return "float";
-      case ir::scalar_type::float64: return "double";
+      case scalar_type::boolean: return "bool";
+      case scalar_type::int32: return "int";
+      case scalar_type::int64: return "long";
+      case scalar_type::float32: return "float";
+      case scalar_type::float64: return "double";
     }
     return "?";
   }
@@ -33,18 +33,18 @@ class opencl_dialect final : public dialect {
     if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807L - 1L)";
     return fmt::format("{}L", v);
   }
-  std::string infinity(ir::scalar_type t, bool negative) const override {
-    const std::string inf = t == ir::scalar_type::float32 ? "INFINITY" : "(double)INFINITY";
+  std::string infinity(scalar_type t, bool negative) const override {
+    const std::string inf = t == scalar_type::float32 ? "INFINITY" : "(double)INFINITY";
     return negative ? "(-" + inf + ")" : inf;
   }
-  std::string not_a_number(ir::scalar_type t) const override {
-    return t == ir::scalar_type::float32 ? "NAN" : "(double)NAN";
+  std::string not_a_number(scalar_type t) const override {
+    return t == scalar_type::float32 ? "NAN" : "(double)NAN";
   }
   // OpenCL's math built-ins are overloaded on float and double.
-  std::string math(ir::op o, ir::scalar_type) const override { return std::string(ir::op_name(o)); }
+  std::string math(ir::op o, scalar_type) const override { return std::string(ir::op_name(o)); }
 
   std::string kernel_head(std::string_view entry) const override { return fmt::format("__kernel void {}", entry); }
-  std::string buffer(ir::scalar_type t, bool is_const) const override {
+  std::string buffer(scalar_type t, bool is_const) const override {
     return fmt::format("__global {}{}* restrict", is_const ? "const " : "", type(t));
   }
   std::string_view work_item() const override { return "(long)get_global_id(0)"; }
@@ -68,15 +68,15 @@ class opencl_dialect final : public dialect {
   // Sub-group shuffles are an extension few OpenCL devices share: groups reduce through local memory.
   int warp_size() const override { return 0; }
   std::string shuffle_down(std::string_view, std::string_view) const override { return {}; }
-  std::string vector_type(ir::scalar_type t, int lanes) const override { return fmt::format("{}{}", type(t), lanes); }
-  std::string load_vector(ir::scalar_type, int lanes, std::string_view buffer, std::string_view index) const override {
+  std::string vector_type(scalar_type t, int lanes) const override { return fmt::format("{}{}", type(t), lanes); }
+  std::string load_vector(scalar_type, int lanes, std::string_view buffer, std::string_view index) const override {
     return fmt::format("vload{}({}, {})", lanes, index, buffer);
   }
-  std::string store_vector(ir::scalar_type, int lanes, std::string_view value, std::string_view buffer,
+  std::string store_vector(scalar_type, int lanes, std::string_view value, std::string_view buffer,
                            std::string_view index) const override {
     return fmt::format("vstore{}({}, {}, {});", lanes, value, index, buffer);
   }
-  std::string volatile_pointer(ir::scalar_type t) const override {
+  std::string volatile_pointer(scalar_type t) const override {
     return fmt::format("volatile __global const {}*", type(t));
   }
   std::string_view helper_qualifiers() const override { return "static inline"; }
@@ -94,8 +94,7 @@ class opencl_dialect final : public dialect {
     if (f.int64_extended_atomics) w.line("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable");
   }
 
-  void atomic_helper(source_writer& w, atomic_op o, ir::scalar_type t) const override {
-    using ir::scalar_type;
+  void atomic_helper(source_writer& w, atomic_op o, scalar_type t) const override {
     w.open("{} void pl_atomic_{}_{}(volatile __global {}* p, {} v)", helper_qualifiers(), atomic_name(o),
            type_tag(t), type(t), type(t));
     if (t == scalar_type::int32) {
@@ -122,9 +121,9 @@ class opencl_dialect final : public dialect {
     w.close();
   }
 
-  void atomic_features(atomic_op o, ir::scalar_type t, features& f) const override {
-    if (t == ir::scalar_type::int64 || t == ir::scalar_type::float64) f.int64_atomics = true;
-    if (t == ir::scalar_type::int64 && o != atomic_op::add) f.int64_extended_atomics = true;
+  void atomic_features(atomic_op o, scalar_type t, features& f) const override {
+    if (t == scalar_type::int64 || t == scalar_type::float64) f.int64_atomics = true;
+    if (t == scalar_type::int64 && o != atomic_op::add) f.int64_extended_atomics = true;
   }
 };
 

@@ -4,12 +4,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <string_view>
 
-#include <fmt/format.h>
-
-#include "parloop/error.hpp"
+#include "parloop/core/environment.hpp"
 
 namespace parloop {
 
@@ -35,16 +32,11 @@ namespace detail {
 
 // PARLOOP_CONFLICTS=atomics|colors|blocks: a runtime's default; unset or empty, atomics.
 inline conflicts conflicts_from_environment() {
-  const char* v = std::getenv("PARLOOP_CONFLICTS");
-  if (v == nullptr || *v == '\0') return conflicts::atomics;
-  for (const conflicts c : {conflicts::atomics, conflicts::colors, conflicts::blocks}) {
-    if (to_string(c) == v) return c;
-  }
-  throw argument_error(fmt::format(
-      "PARLOOP_CONFLICTS is '{}': use atomics (combining writes through maps are atomic, the default), colors "
-      "(a launch per colour of elements that share no target) or blocks (OP2's two-level plan: coloured blocks, "
-      "increments staged in local memory)",
-      v));
+  return choice_from_environment<conflicts>(
+      "PARLOOP_CONFLICTS", conflicts::atomics,
+      {{"atomics", conflicts::atomics, "combining writes through maps are atomic"},
+       {"colors", conflicts::colors, "a launch per colour of elements that share no target"},
+       {"blocks", conflicts::blocks, "OP2's two-level plan: coloured blocks, increments staged in local memory"}});
 }
 
 }  // namespace detail

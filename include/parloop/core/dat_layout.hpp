@@ -6,12 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop {
@@ -46,15 +46,10 @@ inline std::size_t soa_stride(std::size_t elements) {
 
 // PARLOOP_DAT_LAYOUT=soa|aos: how a device runtime keeps its dats; unset or empty, soa.
 inline dat_layout dat_layout_from_environment() {
-  const char* v = std::getenv("PARLOOP_DAT_LAYOUT");
-  if (v == nullptr || *v == '\0') return dat_layout::soa;
-  for (const dat_layout l : {dat_layout::aos, dat_layout::soa}) {
-    if (to_string(l) == v) return l;
-  }
-  throw argument_error(fmt::format(
-      "PARLOOP_DAT_LAYOUT is '{}': use soa (a device keeps each component of a dat together, the default) or aos "
-      "(element by element, as the host does)",
-      v));
+  return choice_from_environment<dat_layout>(
+      "PARLOOP_DAT_LAYOUT", dat_layout::soa,
+      {{"soa", dat_layout::soa, "a device keeps each component of a dat together"},
+       {"aos", dat_layout::aos, "element by element, as the host does"}});
 }
 
 // Copies `elements` elements of `dim` scalars of `scalar` bytes from element-major `from` to

@@ -16,7 +16,7 @@
 #include "parloop/config.hpp"
 #include "parloop/core/access.hpp"
 #include "parloop/core/environment.hpp"
-#include "parloop/ir/types.hpp"
+#include "parloop/core/scalar_type.hpp"
 
 namespace parloop {
 
@@ -42,7 +42,7 @@ class rank_link {
                                                std::span<std::byte> received,
                                                std::span<const std::size_t> receive_offsets) = 0;
   // Combines `count` values of `type` across every rank (sum for inc, minimum, maximum), in place.
-  virtual void all_reduce(void* values, int count, ir::scalar_type type, access op) = 0;
+  virtual void all_reduce(void* values, int count, scalar_type type, access op) = 0;
   // Whether `mine` holds on every rank.
   virtual bool all(bool mine) = 0;
   // Root's bytes on every rank.

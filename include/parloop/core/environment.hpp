@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
-// parloop's 0/1 switches in the environment, read alike: unset or empty is the default, and
-// any other value is an error that names the variable and says what each value does.
+// The one place parloop reads its environment, and the one way it warns. Every variable reads
+// alike: unset or empty is the default, and any value outside the documented ones is an error
+// that names the variable and says what each value does (docs: the README's table).
 #pragma once
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -12,15 +17,59 @@
 
 namespace parloop::detail {
 
+// The value of `name`, or nullptr when it is unset or empty: the two mean the same everywhere.
+inline const char* environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
+// One word a variable may hold, the value it stands for and what it does.
+template <class T>
+struct environment_choice {
+  std::string_view word;
+  T value;
+  std::string_view meaning;
+};
+
+// The value the word in `name` stands for among `choices`; `by_default` when it is unset or
+// empty. Another word is an argument_error that lists each choice with its meaning, the default
+// first (as the documentation lists them); a default that is none of the words (the best
+// backend) is said by `unset_means`.
+template <class T>
+T choice_from_environment(const char* name, T by_default, std::initializer_list<environment_choice<T>> choices,
+                          std::string_view unset_means = {}) {
+  const char* v = environment_value(name);
+  if (v == nullptr) return by_default;
+  for (const environment_choice<T>& c : choices) {
+    if (c.word == v) return c.value;
+  }
+  std::string listed;
+  std::size_t said = 0;
+  auto say = [&](const environment_choice<T>& c, bool is_default) {
+    listed += said == 0 ? "" : said + 1 == choices.size() ? " or " : ", ";
+    listed += fmt::format("{} ({}{})", c.word, c.meaning, is_default ? ", the default" : "");
+    ++said;
+  };
+  for (const environment_choice<T>& c : choices) {
+    if (c.value == by_default) say(c, true);
+  }
+  for (const environment_choice<T>& c : choices) {
+    if (!(c.value == by_default)) say(c, false);
+  }
+  if (!unset_means.empty()) listed += fmt::format("; unset, {}", unset_means);
+  throw argument_error(fmt::format("{} is '{}': use {}", name, v, listed));
+}
+
+// A 0/1 switch: 1 does `what_1`, 0 does `what_0`.
 inline bool switch_from_environment(const char* name, bool by_default, std::string_view what_1,
                                     std::string_view what_0) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return by_default;
-  if (std::string_view(v) == "1") return true;
-  if (std::string_view(v) == "0") return false;
-  // The default's meaning first, as the documentation lists them.
-  if (by_default) throw argument_error(fmt::format("{} is '{}': use 1 ({}, the default) or 0 ({})", name, v, what_1, what_0));
-  throw argument_error(fmt::format("{} is '{}': use 0 ({}, the default) or 1 ({})", name, v, what_0, what_1));
+  return choice_from_environment<bool>(name, by_default, {{"1", true, what_1}, {"0", false, what_0}});
+}
+
+// Says `message` on standard error once per process for each `said` flag: for conditions a run
+// goes on past (a cache folder that cannot be used, a source dump that cannot be written).
+inline void warn_once(std::atomic<bool>& said, std::string_view message) {
+  if (!said.exchange(true)) std::fprintf(stderr, "parloop: %.*s\n", static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace parloop::detail

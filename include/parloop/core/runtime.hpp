@@ -2,8 +2,8 @@
 // Runtime: the chosen backend and the state shared by every object created on it.
 #pragma once
 
-#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,14 +122,13 @@ class Runtime {
  public:
   // PARLOOP_BACKEND=host|opencl|cuda chooses; unset or empty, the best available backend.
   static Runtime open() {
-    const char* env = std::getenv("PARLOOP_BACKEND");
-    if (env == nullptr || *env == '\0') return open_best();
-    const std::string_view name(env);
-    for (const backend_kind b : {backend_kind::host, backend_kind::opencl, backend_kind::cuda}) {
-      if (name == backend_name(b)) return open(b);
-    }
-    throw backend_unavailable("PARLOOP_BACKEND='" + std::string(name) +
-                              "' names no backend; use host, opencl or cuda");
+    const std::optional<backend_kind> named = detail::choice_from_environment<std::optional<backend_kind>>(
+        "PARLOOP_BACKEND", std::nullopt,
+        {{"host", backend_kind::host, "the CPU, no device API"},
+         {"opencl", backend_kind::opencl, "an OpenCL device"},
+         {"cuda", backend_kind::cuda, "an NVIDIA GPU through the CUDA driver"}},
+        "the best available backend");
+    return named ? open(*named) : open_best();
   }
 
   // Opening the host backend touches no device API.
@@ -210,8 +209,8 @@ class Runtime {
   // (PARLOOP_OPENCL_DEVICE) binds that backend; PARLOOP_DEVICE takes the best backend that has
   // such a device, and never the host.
   static Runtime open_best() {
-    const char* named = std::getenv("PARLOOP_DEVICE");
-    const bool any_device_named = named != nullptr && *named != '\0';
+    const char* named = detail::environment_value("PARLOOP_DEVICE");
+    const bool any_device_named = named != nullptr;
     std::string reasons;
     for (const backend_status& s : backends()) {
       if (s.kind == backend_kind::host && any_device_named) break;

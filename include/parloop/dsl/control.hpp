@@ -37,8 +37,8 @@ auto let(std::string_view name, const V& v) {
   if (dsl::records<o>()) {
     if constexpr (o != dsl::origin::host) {
       ir::builder& b = dsl::recorder();
-      const ir::id value = b.cast(ir::scalar_of<R>(), n.lower(b));
-      return dsl::var<R>::traced(b.let(name, ir::scalar_of<R>(), value));
+      const ir::id value = b.cast(scalar_of<R>(), n.lower(b));
+      return dsl::var<R>::traced(b.let(name, scalar_of<R>(), value));
     }
   }
   if constexpr (o != dsl::origin::symbolic) return dsl::var<R>::host(static_cast<R>(n.eval()));
@@ -156,9 +156,9 @@ void for_(const Lo& lo, const Hi& hi, F&& body) {
   if (dsl::records<o>()) {
     if constexpr (o != dsl::origin::host) {
       ir::builder& b = dsl::recorder();
-      const ir::id lo_id = b.cast(ir::scalar_of<T>(), l.lower(b));
-      const ir::id hi_id = b.cast(ir::scalar_of<T>(), h.lower(b));
-      const auto i = dsl::var<T>::traced(b.begin_for(ir::scalar_of<T>(), lo_id, hi_id));
+      const ir::id lo_id = b.cast(scalar_of<T>(), l.lower(b));
+      const ir::id hi_id = b.cast(scalar_of<T>(), h.lower(b));
+      const auto i = dsl::var<T>::traced(b.begin_for(scalar_of<T>(), lo_id, hi_id));
       body(dsl::var_ref<T>(i));
       b.end_block();
       return;

@@ -90,14 +90,14 @@ struct literal : expr<literal<T>> {
   using node_type = literal;
   using value_type = T;
   static constexpr origin where = origin::neutral;
-  static constexpr ir::scalar_type scalar = ir::scalar_of<T>();
+  static constexpr scalar_type scalar = scalar_of<T>();
 
   T value;
 
   explicit literal(T v) : value(v) {}
   T eval() const { return value; }
   ir::id lower(ir::builder& b) const {
-    if constexpr (ir::is_floating(scalar)) return b.literal_float(scalar, static_cast<double>(value));
+    if constexpr (is_floating(scalar)) return b.literal_float(scalar, static_cast<double>(value));
     else return b.literal_int(scalar, static_cast<std::int64_t>(value));
   }
 };

@@ -38,7 +38,7 @@ struct unary : expr<unary<O, A>> {
   value_type eval() const { return apply<O>(a.eval()); }
   ir::id lower(ir::builder& b) const {
     const ir::id x = a.lower(b);
-    return is_call(O) ? b.call(O, ir::scalar_of<value_type>(), x) : b.unary(O, ir::scalar_of<value_type>(), x);
+    return is_call(O) ? b.call(O, scalar_of<value_type>(), x) : b.unary(O, scalar_of<value_type>(), x);
   }
 };
 
@@ -61,7 +61,7 @@ struct binary : expr<binary<O, A, B>> {
   ir::id lower(ir::builder& bld) const {
     const ir::id x = a.lower(bld);
     const ir::id y = b.lower(bld);
-    return is_call(O) ? bld.call(O, ir::scalar_of<value_type>(), x, y) : bld.binary(O, ir::scalar_of<value_type>(), x, y);
+    return is_call(O) ? bld.call(O, scalar_of<value_type>(), x, y) : bld.binary(O, scalar_of<value_type>(), x, y);
   }
 };
 
@@ -82,7 +82,7 @@ struct select_node : expr<select_node<C, A, B>> {
     const ir::id cond = c.lower(bld);
     const ir::id x = a.lower(bld);
     const ir::id y = b.lower(bld);
-    return bld.select(ir::scalar_of<value_type>(), cond, x, y);
+    return bld.select(scalar_of<value_type>(), cond, x, y);
   }
 };
 
@@ -98,7 +98,7 @@ struct cast_node : expr<cast_node<T, A>> {
   value_type eval() const { return static_cast<T>(a.eval()); }
   ir::id lower(ir::builder& b) const {
     const ir::id x = a.lower(b);
-    return b.cast(ir::scalar_of<T>(), x);
+    return b.cast(scalar_of<T>(), x);
   }
 };
 

@@ -30,7 +30,7 @@ template <class T, int Dim, access Mode, arg_kind Kind, std::size_t N>
 ir::param param_of(const arg<T, Dim, Mode, Kind>& a, std::array<const void*, N>& datas, std::size_t& n_datas,
                    std::array<const void*, N>& maps, std::size_t& n_maps) {
   const bool mapped = Kind == arg_kind::indirect || Kind == arg_kind::whole_map;
-  return {ir::scalar_of<T>(),
+  return {scalar_of<T>(),
           Dim,
           Mode,
           Kind,

@@ -43,7 +43,7 @@ class var : public expr<var<T>> {
   var(const var& o) : value_(o.value_) {
     if (o.traced()) {
       ir::builder& b = recorder();
-      local_ = b.let("", ir::scalar_of<T>(), b.local_ref(o.local_));
+      local_ = b.let("", scalar_of<T>(), b.local_ref(o.local_));
     }
   }
 

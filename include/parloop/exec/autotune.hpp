@@ -34,11 +34,11 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_launch.hpp"
-#include "parloop/exec/kernel_source.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 
 namespace parloop::detail {
 
-// The launches an autotuned loop times, each as it runs (exec::for_kernel): strategies that
+// The launches an autotuned loop times, each as it runs (codegen::for_kernel): strategies that
 // generate the same kernel for it are one candidate.
 inline std::vector<loop_launch> launch_candidates(const ir::kernel& k, const device_backend& device) {
   std::vector<conflicts> ways{conflicts::atomics};
@@ -46,7 +46,7 @@ inline std::vector<loop_launch> launch_candidates(const ir::kernel& k, const dev
   std::vector<loop_launch> out;
   for (const conflicts c : ways) {
     for (const strategy& s : device.tuning_strategies()) {
-      const loop_launch l{exec::for_kernel(k, s, c), c};
+      const loop_launch l{codegen::for_kernel(k, s, c), c};
       if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
     }
   }
@@ -123,11 +123,11 @@ inline cache::key_material choice_material(const device_backend& device, const i
   std::string text = fmt::format("parloop autotuning for ranges of size class {} ({}) among:", size_class,
                                  size_class_lengths(size_class));
   for (const loop_launch& c : candidates) text += fmt::format(" {} {};", to_string(c.launch), to_string(c.writes));
-  text += "\n" + exec::make_source(k, device.dialect(), candidates.front().launch, o).code.text;
+  text += "\n" + codegen::make_source(k, device.dialect(), candidates.front().launch, o).code.text;
   // No launch goes with it: a grid of one group (a functor has at least one operation).
   return {.signature = device.signature(),
           .source = std::move(text),
-          .grid = exec::grid_size_functor(exec::constant(1)),
+          .grid = codegen::grid_size_functor(codegen::constant(1)),
           .block = 1,
           .layout = {}};
 }

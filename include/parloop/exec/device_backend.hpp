@@ -29,9 +29,9 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/grid.hpp"
+#include "parloop/codegen/grid.hpp"
 #include "parloop/exec/index_errors.hpp"
-#include "parloop/exec/kernel_source.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 #include "parloop/exec/reduction_scratch.hpp"
 
 namespace parloop::detail {
@@ -39,13 +39,13 @@ namespace parloop::detail {
 // A kernel loaded on one device, ready to run: what a backend's build or load returns.
 class launcher {
  public:
-  launcher(exec::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
+  launcher(codegen::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
       : grid_(std::move(grid)), block_(block), layout_(std::move(layout)) {}
   virtual ~launcher() = default;
   launcher(const launcher&) = delete;
   launcher& operator=(const launcher&) = delete;
 
-  const exec::grid_size_functor& grid() const { return grid_; }
+  const codegen::grid_size_functor& grid() const { return grid_; }
   int block() const { return block_; }
   // The kernel's buffers after start and end, in the order enqueue takes them.
   std::span<const codegen::kernel_buffer> layout() const { return layout_; }
@@ -81,7 +81,7 @@ class launcher {
  private:
   std::function<void()> first_launch_work_;
   std::atomic<bool> first_launch_pending_{false};
-  exec::grid_size_functor grid_;
+  codegen::grid_size_functor grid_;
   int block_;
   std::vector<codegen::kernel_buffer> layout_;
 };
@@ -155,10 +155,10 @@ class device_backend : public device_memory {
   virtual codegen::dialect_kind dialect() const = 0;
   // Everything a binary built here depends on besides its source.
   virtual const cache::device_signature& signature() const = 0;
-  virtual exec::device_facts facts() const = 0;
+  virtual codegen::device_facts facts() const = 0;
 
   // Checks that the device can run the source (features, block size), then compiles it.
-  virtual std::unique_ptr<launcher> build(const exec::kernel_source& source) = 0;
+  virtual std::unique_ptr<launcher> build(const codegen::kernel_source& source) = 0;
   // A launcher from a record built for a device with this signature.
   virtual std::unique_ptr<launcher> load(const cache::kernel_record& record) = 0;
   // Whether a launcher's record is better taken after its first launch: PoCL compiles a

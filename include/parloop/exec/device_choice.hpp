@@ -12,13 +12,15 @@
 #include <string_view>
 #include <vector>
 
+#include "parloop/core/environment.hpp"
+
 namespace parloop::exec {
 
 // The selector from the environment: `backend_variable` (PARLOOP_OPENCL_DEVICE, ...), else
 // PARLOOP_DEVICE; empty when neither is set.
 inline std::string device_selector(const char* backend_variable) {
   for (const char* name : {backend_variable, "PARLOOP_DEVICE"}) {
-    if (const char* v = std::getenv(name); v != nullptr && *v != '\0') return v;
+    if (const char* v = detail::environment_value(name)) return v;
   }
   return {};
 }
@@ -26,8 +28,7 @@ inline std::string device_selector(const char* backend_variable) {
 // Whether the environment names a device of this backend in particular (`backend_variable`):
 // then a best-backend choice that cannot have it fails rather than taking another backend.
 inline bool backend_device_named(const char* backend_variable) {
-  const char* v = std::getenv(backend_variable);
-  return v != nullptr && *v != '\0';
+  return detail::environment_value(backend_variable) != nullptr;
 }
 
 // This process's rank among the MPI ranks on its node, as the launcher says (Open MPI, MPICH,
@@ -35,8 +36,8 @@ inline bool backend_device_named(const char* backend_variable) {
 // MPI_Init, or in a program without MPI, chooses alike.
 inline int local_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "PMI_LOCAL_RANK"}) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') continue;
+    const char* v = detail::environment_value(name);
+    if (v == nullptr) continue;
     char* end = nullptr;
     const long r = std::strtol(v, &end, 10);
     if (*end == '\0' && r >= 0 && r < 1'000'000) return static_cast<int>(r);

@@ -129,7 +129,7 @@ void finish_reduction(const A& a, rank_link& link) {
   if constexpr (reduces<A>) {
     auto& s = *a.data;
     s.array.ensure_host(s.device());
-    link.all_reduce(s.host.data(), A::dim, ir::scalar_of<typename A::value_type>(), A::mode);
+    link.all_reduce(s.host.data(), A::dim, scalar_of<typename A::value_type>(), A::mode);
     s.array.host_overwritten();
   }
 }
@@ -149,7 +149,7 @@ void check_same_calls(std::string_view loop, const Set& set, const set_distribut
   const auto spread = [&](std::vector<std::int64_t> values) {
     const std::size_t n = values.size();
     for (std::size_t i = 0; i < n; ++i) values.push_back(-values[i]);
-    link.all_reduce(values.data(), static_cast<int>(values.size()), ir::scalar_type::int64, access::min);
+    link.all_reduce(values.data(), static_cast<int>(values.size()), scalar_type::int64, access::min);
     std::vector<bool> alike(n);
     for (std::size_t i = 0; i < n; ++i) alike[i] = values[i] == -values[n + i];
     return alike;

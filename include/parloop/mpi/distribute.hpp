@@ -34,7 +34,7 @@
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
-#include "parloop/ir/types.hpp"
+#include "parloop/core/scalar_type.hpp"
 #include "parloop/mpi/gather.hpp"
 #include "parloop/mpi/graph.hpp"
 #include "parloop/mpi/halo_plan.hpp"
@@ -106,7 +106,7 @@ class global_mesh {
     check_set(on, name);
     std::shared_ptr<const void> kept;
     const std::span<const T> view = keep(std::move(values), kept);
-    dats_.push_back({on.index, ir::scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
+    dats_.push_back({on.index, scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
                      [](const Set& s, std::vector<std::byte> bytes, const std::string& n) -> std::any {
                        Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
                        // Halo values came from the mesh: current.
@@ -134,7 +134,7 @@ class global_mesh {
   };
   struct dat_decl {
     int set;
-    ir::scalar_type type;
+    scalar_type type;
     int dim;
     std::span<const std::byte> values;  // a view of `kept`
     std::string name;
@@ -158,7 +158,7 @@ class global_mesh {
     std::string out = from_ == values_from::root ? "from the root;" : "from each rank;";
     for (const set_decl& s : sets_) out += fmt::format("set {};", s.name);
     for (const map_decl& m : maps_) out += fmt::format("map {} {}->{} x{};", m.name, m.map.from, m.map.to, m.map.arity);
-    for (const dat_decl& d : dats_) out += fmt::format("dat {} on {} {}x{};", d.name, d.set, ir::type_name(d.type), d.dim);
+    for (const dat_decl& d : dats_) out += fmt::format("dat {} on {} {}x{};", d.name, d.set, type_name(d.type), d.dim);
     return out;
   }
 
@@ -259,7 +259,7 @@ class distributed_mesh {
     }
     for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
       const auto& d = mesh.dats_[i];
-      const std::size_t width = ir::size_of(d.type) * static_cast<std::size_t>(d.dim);
+      const std::size_t width = scalar_bytes(d.type) * static_cast<std::size_t>(d.dim);
       std::vector<std::byte> mine_values = scatter_values(comm, plans, d.set, d.values, width, sizes, root, d.name);
       dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name));
     }
@@ -289,7 +289,7 @@ class distributed_mesh {
     std::string problem;
     const auto agree_all_fit = [&link, &problem] {
       std::int32_t first = problem.empty() ? link.ranks() : link.rank();
-      link.all_reduce(&first, 1, ir::scalar_type::int32, access::min);
+      link.all_reduce(&first, 1, scalar_type::int32, access::min);
       if (first == link.ranks()) return;
       throw argument_error(problem.empty() ? fmt::format("distribute: rank {}'s share of the mesh does not fit (its "
                                                          "error says why)",
@@ -312,9 +312,9 @@ class distributed_mesh {
       });
     }
     for (const global_mesh::dat_decl& d : shares.dats_) {
-      found(d.values.size() != block(d.set) * ir::size_of(d.type) * static_cast<std::size_t>(d.dim), [&] {
+      found(d.values.size() != block(d.set) * scalar_bytes(d.type) * static_cast<std::size_t>(d.dim), [&] {
         return fmt::format("dat '{}' has {} bytes of values for its block of {} elements of {} {}", d.name,
-                           d.values.size(), block(d.set), d.dim, ir::type_name(d.type));
+                           d.values.size(), block(d.set), d.dim, type_name(d.type));
       });
     }
     const bool owners_given = how.kind_ == partitioning::kind::given && how.set_ >= 0 &&
@@ -333,7 +333,7 @@ class distributed_mesh {
     }
     std::vector<std::int64_t> sizes;
     for (const global_mesh::set_decl& s : shares.sets_) sizes.push_back(s.size);
-    link.all_reduce(sizes.data(), static_cast<int>(sizes.size()), ir::scalar_type::int64, access::inc);
+    link.all_reduce(sizes.data(), static_cast<int>(sizes.size()), scalar_type::int64, access::inc);
     for (std::size_t s = 0; s < sizes.size(); ++s) {
       if (sizes[s] > std::numeric_limits<index_t>::max()) {
         throw argument_error(fmt::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
@@ -380,7 +380,7 @@ class distributed_mesh {
   // each other. Devices of different kinds agree (each compiles what it cannot take).
   void agree_on_backends(const Runtime& rt) {
     std::int32_t on_host = rt.kind() == backend_kind::host ? 1 : 0;
-    link_->all_reduce(&on_host, 1, ir::scalar_type::int32, access::inc);
+    link_->all_reduce(&on_host, 1, scalar_type::int32, access::inc);
     if (on_host != 0 && on_host != link_->ranks()) {
       throw argument_error(fmt::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
                                        "on {}): the ranks run either all on the host or all on devices (OpenCL and "
@@ -411,11 +411,11 @@ class distributed_mesh {
     for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
       const auto& d = mesh.dats_[i];
       const std::size_t expected = static_cast<std::size_t>(sizes[static_cast<std::size_t>(d.set)]) *
-                                   ir::size_of(d.type) * static_cast<std::size_t>(d.dim);
+                                   scalar_bytes(d.type) * static_cast<std::size_t>(d.dim);
       if (d.values.size() != expected) {
         throw argument_error(fmt::format("dat '{}' has {} bytes of values for {} elements of {} {}", d.name,
                                          d.values.size(), sizes[static_cast<std::size_t>(d.set)], d.dim,
-                                         ir::type_name(d.type)));
+                                         type_name(d.type)));
       }
     }
     for (const auto& decl : mesh.maps_) {

@@ -56,15 +56,15 @@ class mpi_transfer final : public halo_transfer {
   std::size_t receives_ = 0;
 };
 
-inline MPI_Datatype datatype_of(ir::scalar_type t) {
+inline MPI_Datatype datatype_of(scalar_type t) {
   switch (t) {
-    case ir::scalar_type::int32: return MPI_INT32_T;
-    case ir::scalar_type::int64: return MPI_INT64_T;
-    case ir::scalar_type::float32: return MPI_FLOAT;
-    case ir::scalar_type::float64: return MPI_DOUBLE;
-    case ir::scalar_type::boolean: break;
+    case scalar_type::int32: return MPI_INT32_T;
+    case scalar_type::int64: return MPI_INT64_T;
+    case scalar_type::float32: return MPI_FLOAT;
+    case scalar_type::float64: return MPI_DOUBLE;
+    case scalar_type::boolean: break;
   }
-  throw argument_error(fmt::format("an all-reduce of {} values", ir::type_name(t)));
+  throw argument_error(fmt::format("an all-reduce of {} values", type_name(t)));
 }
 
 inline MPI_Op op_of(access a) {
@@ -122,7 +122,7 @@ class mpi_link final : public rank_link {
     return transfer;
   }
 
-  void all_reduce(void* values, int count, ir::scalar_type type, access op) override {
+  void all_reduce(void* values, int count, scalar_type type, access op) override {
     check(MPI_Allreduce(MPI_IN_PLACE, values, count, detail::datatype_of(type), detail::op_of(op), comm_), "MPI_Allreduce");
   }
 

@@ -22,7 +22,7 @@
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device_backend.hpp"
-#include "parloop/exec/kernel_source.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -71,9 +71,9 @@ class backend final : public parloop::detail::device_backend {
   std::vector<strategy> tuning_strategies() const override { return parloop::detail::gpu_tuning_strategies(default_loop_strategy); }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::cuda; }
   const cache::device_signature& signature() const override { return signature_; }
-  exec::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
+  codegen::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
 
-  std::unique_ptr<parloop::detail::launcher> build(const exec::kernel_source& source) override {
+  std::unique_ptr<parloop::detail::launcher> build(const codegen::kernel_source& source) override {
     check_device_can_run(source);
     compiled c = cuda::build(source.code, target_);
     return std::make_unique<launcher>(ctx_, std::move(c.binary), c.format, std::move(c.entry), source.grid,
@@ -96,7 +96,7 @@ class backend final : public parloop::detail::device_backend {
 
  private:
   // What the source needs and the device lacks is refused before NVRTC sees it.
-  void check_device_can_run(const exec::kernel_source& source) const {
+  void check_device_can_run(const codegen::kernel_source& source) const {
     const device& d = ctx_->dev();
     const codegen::generated_source& code = source.code;
     if (code.needs.float64_atomic_add && 10 * d.major + d.minor < 60) {

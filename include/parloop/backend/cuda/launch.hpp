@@ -58,7 +58,7 @@ class launcher final : public parloop::detail::launcher {
 
   // Keeps the binary, so that record() gives it back without compiling again.
   launcher(std::shared_ptr<const context> shared, std::vector<unsigned char> binary, cache::binary_format format,
-           std::string entry, exec::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
+           std::string entry, codegen::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
       : parloop::detail::launcher(std::move(grid), block, std::move(layout)),
         module_(std::move(shared), binary),
         binary_(std::move(binary)),

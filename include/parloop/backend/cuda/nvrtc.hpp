@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "parloop/backend/cuda/library.hpp"
+#include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::backend::cuda {
@@ -79,7 +80,7 @@ class nvrtc {
   }
 
   static std::vector<std::string> candidates() {
-    const char* env = std::getenv("CUDA_HOME");
+    const char* env = parloop::detail::environment_value("CUDA_HOME");
     const std::string home = env != nullptr ? env : "/usr/local/cuda";
     return {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", home + "/lib64/libnvrtc.so", home + "/lib/libnvrtc.so"};
   }

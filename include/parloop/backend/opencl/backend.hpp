@@ -20,7 +20,7 @@
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device_backend.hpp"
-#include "parloop/exec/kernel_source.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 #include "parloop/ir/types.hpp"
 
 namespace parloop::backend::opencl {
@@ -81,11 +81,11 @@ class backend final : public parloop::detail::device_backend {
   }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::opencl; }
   const cache::device_signature& signature() const override { return signature_; }
-  exec::device_facts facts() const override { return {ctx_.device().compute_units}; }
+  codegen::device_facts facts() const override { return {ctx_.device().compute_units}; }
 
   // The launcher keeps the program of this build: loading it again from its binary would cost
   // a second compile, and a program loaded from a binary takes several times the memory.
-  std::unique_ptr<parloop::detail::launcher> build(const exec::kernel_source& source) override {
+  std::unique_ptr<parloop::detail::launcher> build(const codegen::kernel_source& source) override {
     check_device_can_run(source);
     return std::make_unique<launcher>(ctx_, build_program(ctx_, source.code, build_options_), source.code.entry,
                                       source.grid, source.block, source.layout);
@@ -107,7 +107,7 @@ class backend final : public parloop::detail::device_backend {
 
  private:
   // What the source needs and the device lacks is refused before the compiler sees it.
-  void check_device_can_run(const exec::kernel_source& source) const {
+  void check_device_can_run(const codegen::kernel_source& source) const {
     const device& d = ctx_.device();
     const codegen::generated_source& code = source.code;
     if (code.needs.fp64 && !d.has_fp64()) {

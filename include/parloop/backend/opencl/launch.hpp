@@ -24,7 +24,7 @@ namespace parloop::backend::opencl {
 class launcher final : public parloop::detail::launcher {
  public:
   // Keeps the program: the kernel needs it, and OpenCL keeps the context alive for both.
-  launcher(const context& ctx, program_handle program, std::string entry, exec::grid_size_functor grid, int block,
+  launcher(const context& ctx, program_handle program, std::string entry, codegen::grid_size_functor grid, int block,
            std::vector<codegen::kernel_buffer> layout)
       : parloop::detail::launcher(std::move(grid), block, std::move(layout)),
         queue_(ctx.queue()),

@@ -17,7 +17,7 @@
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
 
-namespace parloop::exec {
+namespace parloop::codegen {
 
 // What the device contributes to a grid size.
 struct device_facts {
@@ -232,4 +232,4 @@ class grid_size_functor {
   std::vector<grid_node> program_;
 };
 
-}  // namespace parloop::exec
+}  // namespace parloop::codegen

@@ -10,13 +10,13 @@
 
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/generate.hpp"
+#include "parloop/codegen/grid.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/exec/grid.hpp"
 #include "parloop/ir/kernel.hpp"
 
-namespace parloop::exec {
+namespace parloop::codegen {
 
 // The functor giving the number of work-groups the strategy's kernel needs for a range.
 inline grid_size_functor grid_size(const strategy& s) {
@@ -45,10 +45,10 @@ inline grid_size_functor grid_size(const strategy& s) {
 }
 
 struct kernel_source {
-  codegen::generated_source code;
+  generated_source code;
   grid_size_functor grid;
   int block;
-  std::vector<codegen::kernel_buffer> layout;
+  std::vector<kernel_buffer> layout;
 };
 
 // The strategy a kernel is generated for: vectors_across_workgroups gives a loop without
@@ -61,21 +61,21 @@ inline strategy for_kernel(const ir::kernel& k, const strategy& s, conflicts wri
   const auto* v = std::get_if<vectors_across_workgroups>(&s);
   if (v == nullptr || (writes == conflicts::atomics &&
                        std::any_of(k.params.begin(), k.params.end(),
-                                   [&](const ir::param& p) { return codegen::moves_as_vectors(k, p); }))) {
+                                   [&](const ir::param& p) { return moves_as_vectors(k, p); }))) {
     return s;
   }
   return split_n_across_workgroups{v->block};
 }
 
 // The kernel in `dialect` for strategy `s`, with its launch geometry.
-inline kernel_source make_source(const ir::kernel& k, codegen::dialect_kind dialect, const strategy& requested,
-                                 const codegen::options& o = {}) {
+inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, const strategy& requested,
+                                 const options& o = {}) {
   parloop::detail::check_strategy(requested);
   const strategy s = for_kernel(k, requested, o.writes);
   // A two-level plan's launch is a work-group per block of its range (positions in the plan's
   // block order).
   grid_size_functor grid = o.writes == conflicts::blocks ? grid_size_functor(end() - start()) : grid_size(s);
-  return {codegen::generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), codegen::buffers(k, o)};
+  return {generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), buffers(k, o)};
 }
 
-}  // namespace parloop::exec
+}  // namespace parloop::codegen

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// How the emitter reaches a kernel's arguments: where an element's values lie (by element or by
+// component), gathered into private copies before the body and scattered back after it by
+// access mode, atomically where several work-items can reach one target.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "parloop/codegen/emitter.hpp"
+#include "parloop/ir/written_first.hpp"
+
+namespace parloop::codegen {
+
+// Where element `at` of p's values starts: components apart by the stride kept by components,
+// else dim values per element.
+inline std::string emitter::element_start(const ir::param& p, const std::string& element) const {
+  return soa(p) ? element : fmt::format("{} * {}", element, p.dim);
+}
+
+// Component k of p's values at `at` (an element_start). The stride's multiple is 64-bit: a
+// dat of many components on a large set goes past the int range.
+inline std::string emitter::dat_value(const ir::param& p, const std::string& at, const std::string& k) {
+  if (!soa(p)) return fmt::format("data{}[{} + {}]", p.data, at, k);
+  if (k == "0") return fmt::format("data{}[{}]", p.data, at);
+  return fmt::format("data{}[{} + ({})data{}_stride * {}]", p.data, at, index_type(), p.data, k);
+}
+
+inline void emitter::declare_private(source_writer& w, std::size_t i, const ir::param& p) {
+  if (p.kind == arg_kind::whole_map) {
+    if (raw()) w.line("{} arg{}[{}];", type(p.type), i, p.arity * p.dim);
+    else w.line("{} arg{}[{}][{}];", type(p.type), i, p.arity, p.dim);
+  } else {
+    w.line("{} arg{}[{}];", type(p.type), i, p.dim);
+  }
+}
+
+// Before the body: pointers, private copies and their old values. A staged argument's private
+// copy is the block's (block_elements).
+inline void emitter::gather(source_writer& w, std::size_t i, const ir::param& p) {
+  const holding h = holding_of(p);
+  if (h == holding::partial || h == holding::constant || staged(p)) return;
+  if (p.kind == arg_kind::indirect) {
+    w.line("const {} arg{}_at = {};", index_type(), i,
+           element_start(p, fmt::format("({})map{}[({})pl_e * {} + {}]", index_type(), p.map, index_type(), p.arity,
+                                        p.slot)));
+  } else if (p.kind == arg_kind::direct) {
+    w.line("const {} arg{}_at = {};", index_type(), i, element_start(p, fmt::format("({})pl_e", index_type())));
+  }
+  declare_private(w, i, p);
+  // Every other copy starts from the old value (WRITE too, unless the body assigns every
+  // component before reading any: it may leave components unwritten, which must keep their
+  // values).
+  if (starts_at_identity(p)) {
+    const std::string start = identity(p.mode, p.type);
+    for_elements(
+        w, i, p, [&](const std::string& mine, const std::string&) { return fmt::format("{} = {};", mine, start); },
+        false);
+  } else if (p.mode == access::write && p.kind != arg_kind::whole_map &&
+             ir::written_before_read(k_, static_cast<ir::id>(i))) {
+    // Every component is assigned before it is read: the old values are never seen. (A whole
+    // map's slots are not told apart by written_before_read.)
+  } else {
+    for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+  }
+}
+
+// After the body: private copies go back to their buffers.
+inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p) {
+  if (holding_of(p) != holding::private_copy || p.mode == access::read || staged(p)) return;
+  // Through a map several work-items can reach one element: INC, MIN and MAX combine
+  // atomically, unless the loop runs a colour at a time, whose elements reach distinct targets.
+  const bool shared = (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) && !colored_;
+  if (!starts_at_identity(p)) {
+    for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", data, mine); });
+    return;
+  }
+  const atomic_op o = p.mode == access::inc ? atomic_op::add : p.mode == access::min ? atomic_op::min : atomic_op::max;
+  for_elements(w, i, p, [&](const std::string& mine, const std::string& data) -> std::string {
+    if (shared) {
+      atomics_.insert({o, p.type});
+      if (o != atomic_op::add && is_floating(p.type)) minmax_.insert({o == atomic_op::min ? ir::op::min : ir::op::max, p.type});
+      d_.atomic_features(o, p.type, features_);
+      return fmt::format("pl_atomic_{}_{}(&{}, {});", atomic_name(o), type_tag(p.type), data, mine);
+    }
+    if (o == atomic_op::add) return fmt::format("{} += {};", data, mine);
+    return fmt::format("{} = {};", data, minmax_call(o == atomic_op::min ? ir::op::min : ir::op::max, p.type, data, mine));
+  });
+}
+
+// The parameters the wrapper passes: one pointer per argument, const for READ.
+inline std::string emitter::raw_parameters() {
+  std::string out;
+  for (std::size_t i = 0; i < k_.params.size(); ++i) {
+    const ir::param& p = k_.params[i];
+    out += fmt::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "", type(p.type), i);
+  }
+  return out;
+}
+
+inline void emitter::raw_call(source_writer& w) {
+  std::string args;
+  for (std::size_t i = 0; i < k_.params.size(); ++i) args += fmt::format("{}arg{}", i == 0 ? "" : ", ", i);
+  w.line("{}({});", raw_function_name(k_), args);
+}
+
+}  // namespace parloop::codegen
