@@ -69,8 +69,8 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 // The binary of the one good CUDA entry in the disk cache, read through the cache's own API (its
 // entries, then the entry's bytes decoded).
 std::vector<unsigned char> cached_cuda_binary(const pl::cache::disk_cache& disk) {
-  std::vector<pl::cache::disk_cache::entry_info> found;
-  for (pl::cache::disk_cache::entry_info& e : disk.entries()) {
+  std::vector<pl::cache::entry_info> found;
+  for (pl::cache::entry_info& e : pl::cache::entries(disk)) {
     if (e.problem.empty() && e.backend == pl::backend_name(pl::backend_kind::cuda)) found.push_back(std::move(e));
   }
   if (found.size() != 1) {

@@ -11,6 +11,7 @@
 #include <parloop/backend/cuda/backend.hpp>
 #include <parloop/backend/rebuild.hpp>
 #include <parloop/cache/disk_cache.hpp>
+#include <parloop/cache/disk_maintenance.hpp>
 #include <parloop/parloop.hpp>
 
 #include "compile_all.hpp"
@@ -181,7 +182,7 @@ TEST_CASE("verify --rebuild: a CUDA entry whose binary is not its source's is fo
   // Another kernel's binary sealed under this source, as a hostile export would hold it: whole,
   // well formed and filed under its own key, so plain verify passes it; rebuilding does not.
   const auto swapped = store(halve, cubin, cu::build(twice, cubin).binary, api.name());
-  for (const auto& e : disk->entries()) CHECK(e.problem.empty());
+  for (const auto& e : pl::cache::entries(*disk)) CHECK(e.problem.empty());
   const pl::cache::rebuild_verdict caught = verdict(swapped);
   CHECK(caught.outcome == pl::cache::rebuild_outcome::differs);
   CHECK_THAT(caught.why, Contains("its binary is not its source's") && Contains("bytes differ from the"));

@@ -27,6 +27,7 @@
 
 #include <parloop/backend/rebuild.hpp>
 #include <parloop/cache/disk_cache.hpp>
+#include <parloop/cache/disk_maintenance.hpp>
 #include <parloop/cache/disk_entry.hpp>
 #include <parloop/parloop.hpp>
 
@@ -348,7 +349,7 @@ TEST_CASE("the tool's view: entries checked, cleared, exported and imported agai
   const pc::key_material b = sample_material("__kernel void pl_kernel_b() {}");
   CHECK(disk->store(a, pc::key_of(a), sample_record()));
   CHECK(disk->store(b, pc::key_of(b), sample_record()));
-  auto listed = disk->entries();
+  auto listed = pc::entries(*disk);
   REQUIRE(listed.size() == 2);
   for (const auto& e : listed) {
     CHECK(e.problem.empty());
@@ -358,10 +359,10 @@ TEST_CASE("the tool's view: entries checked, cleared, exported and imported agai
   }
 
   const std::filesystem::path file = tmp.path / "kernels.plx";
-  CHECK(disk->export_to(file) == 2);
-  CHECK(disk->clear() == 2);
-  CHECK(disk->measure().entries == 0);
-  CHECK(disk->import_from(file) == pc::disk_cache::import_result{2, 0, 0, ""});
+  CHECK(pc::export_to(*disk, file) == 2);
+  CHECK(pc::clear(*disk) == 2);
+  CHECK(pc::measure(*disk).entries == 0);
+  CHECK(pc::import_from(*disk, file) == pc::import_result{2, 0, 0, ""});
   CHECK(disk->load(a, pc::key_of(a)));
   CHECK(disk->load(b, pc::key_of(b)));
 
@@ -371,7 +372,7 @@ TEST_CASE("the tool's view: entries checked, cleared, exported and imported agai
   std::filesystem::path other = moved;
   other.replace_filename(std::string(32, 'e') + ".plk");
   std::filesystem::rename(moved, other);
-  listed = disk->entries();
+  listed = pc::entries(*disk);
   CHECK(std::count_if(listed.begin(), listed.end(), [](const auto& e) {
           return e.problem == "filed under another key than its material's";
         }) == 1);
@@ -387,9 +388,9 @@ TEST_CASE("the tool's view: entries checked, cleared, exported and imported agai
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out << bytes;
   }
-  disk->clear();
-  CHECK(disk->import_from(file) == pc::disk_cache::import_result{1, 1, 0, ""});
-  CHECK_THROWS_WITH(disk->import_from(tmp.path / "missing.plx"),
+  pc::clear(*disk);
+  CHECK(pc::import_from(*disk, file) == pc::import_result{1, 1, 0, ""});
+  CHECK_THROWS_WITH(pc::import_from(*disk, tmp.path / "missing.plx"),
                     Contains("import: cannot read '" + (tmp.path / "missing.plx").string() +
                              "': No such file or directory"));
 }
@@ -437,7 +438,7 @@ TEST_CASE("clear refuses a folder that holds anything parloop did not write, and
     const std::filesystem::path named = path.parent_path() == tmp.path || path.parent_path() == shard
                                             ? path
                                             : path.parent_path();
-    CHECK_THROWS_WITH(disk->clear(), Contains("clear: '" + named.string() + "' (" + what + ") is not parloop's") &&
+    CHECK_THROWS_WITH(pc::clear(*disk), Contains("clear: '" + named.string() + "' (" + what + ") is not parloop's") &&
                                          Contains("nothing was removed"));
     CHECK(read_back(path) == "the user's own");
     CHECK(disk->load(m, key));
@@ -445,12 +446,12 @@ TEST_CASE("clear refuses a folder that holds anything parloop did not write, and
   }
   // A symbolic link is not followed, nor removed.
   std::filesystem::create_directory_symlink(tmp.path / "opencl", tmp.path / "cuda");
-  CHECK_THROWS_WITH(disk->clear(), Contains("'" + (tmp.path / "cuda").string() + "' (a symbolic link)"));
+  CHECK_THROWS_WITH(pc::clear(*disk), Contains("'" + (tmp.path / "cuda").string() + "' (a symbolic link)"));
   CHECK(disk->load(m, key));
   std::filesystem::remove(tmp.path / "cuda");
 
   // Only parloop's: every entry goes, and its folders; the cache's folder stays.
-  CHECK(disk->clear() == 1);
+  CHECK(pc::clear(*disk) == 1);
   CHECK(std::filesystem::is_directory(tmp.path));
   CHECK(std::filesystem::is_empty(tmp.path));
 }
@@ -489,7 +490,7 @@ TEST_CASE("stores and prune remove only parloop's own files, in its own folders"
   CHECK(std::filesystem::exists(shard / ".tmp-Zz9aaa"));
   CHECK(disk->prune(0) == 1);
   CHECK_FALSE(disk->load(m, key));
-  CHECK(disk->measure().entries == 1);  // the file named as an entry without its magic: listed (as bad), kept
+  CHECK(pc::measure(*disk).entries == 1);  // the file named as an entry without its magic: listed (as bad), kept
   for (const auto& path : theirs) {
     CAPTURE(path);
     CHECK(read_back(path) == "the user's own");
@@ -529,7 +530,7 @@ TEST_CASE("a store walks the cache past its cap or after stores_between_walks st
   CHECK(std::filesystem::exists(left));
   store(big);
   CHECK_FALSE(std::filesystem::exists(left));
-  CHECK(disk->measure().bytes <= disk->max_bytes());
+  CHECK(pc::measure(*disk).bytes <= disk->max_bytes());
 }
 
 TEST_CASE("prune removes the lock files that no process holds", "[disk]") {
@@ -569,7 +570,7 @@ TEST_CASE("an export whose size field is damaged says how many entries it did no
     REQUIRE(disk->store(m, pc::key_of(m), sample_record()));
   }
   const std::filesystem::path file = tmp.path / "kernels.plx";
-  REQUIRE(disk->export_to(file) == 4);
+  REQUIRE(pc::export_to(*disk, file) == 4);
   const std::string good = read_back(file);
   // The second entry's size: after the export's magic, the first entry's size and its bytes.
   const std::size_t first = pc::detail::get_le(bytes_of(good), 8, 8);
@@ -579,8 +580,8 @@ TEST_CASE("an export whose size field is damaged says how many entries it did no
     std::string bytes = good.substr(0, second_at);
     pc::detail::put_le(bytes, size, 8);
     write_file(file, bytes + good.substr(second_at + 8));
-    disk->clear();
-    return disk->import_from(file);
+    pc::clear(*disk);
+    return pc::import_from(*disk, file);
   };
 
   // Larger than the file: the three entries from it on are not read.
@@ -599,7 +600,7 @@ TEST_CASE("an export whose size field is damaged says how many entries it did no
   CHECK(short_by_one.not_read == 3);
   CHECK(short_by_one.problem ==
         fmt::format("entry 2's size ({} bytes) is neither its header's length nor where an entry starts", second - 1));
-  CHECK(disk->measure().entries == 1);
+  CHECK(pc::measure(*disk).entries == 1);
 
   // A damaged entry whose size is right (its magic, or its header's length): refused alone.
   for (const std::size_t damaged : {second_at + 8, second_at + 8 + 12}) {
@@ -607,15 +608,15 @@ TEST_CASE("an export whose size field is damaged says how many entries it did no
     std::string bytes = good;
     bytes[damaged] ^= 0x01;
     write_file(file, bytes);
-    disk->clear();
-    CHECK(disk->import_from(file) == pc::disk_cache::import_result{3, 1, 0, ""});
+    pc::clear(*disk);
+    CHECK(pc::import_from(*disk, file) == pc::import_result{3, 1, 0, ""});
   }
 
   // Bytes after the last entry, too few for a size.
   write_file(file, good + "abc");
-  disk->clear();
-  CHECK(disk->import_from(file) ==
-        pc::disk_cache::import_result{4, 0, 0, "3 bytes at the end, too few for entry 5's size"});
+  pc::clear(*disk);
+  CHECK(pc::import_from(*disk, file) ==
+        pc::import_result{4, 0, 0, "3 bytes at the end, too few for entry 5's size"});
 }
 
 TEST_CASE("export and import name what is wrong with their file", "[disk][tool]") {
@@ -623,16 +624,16 @@ TEST_CASE("export and import name what is wrong with their file", "[disk][tool]"
   const auto disk = pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write);
   REQUIRE(disk != nullptr);
   // parloop's errors (the tool says them in one line), never std::filesystem's.
-  CHECK_THROWS_AS(disk->export_to(""), pl::error);
-  CHECK_THROWS_WITH(disk->export_to(""), Contains("export: the file name is empty"));
-  CHECK_THROWS_WITH(disk->export_to(tmp.path), Contains("export: cannot write '" + tmp.path.string() +
+  CHECK_THROWS_AS(pc::export_to(*disk, ""), pl::error);
+  CHECK_THROWS_WITH(pc::export_to(*disk, ""), Contains("export: the file name is empty"));
+  CHECK_THROWS_WITH(pc::export_to(*disk, tmp.path), Contains("export: cannot write '" + tmp.path.string() +
                                                          "': Is a directory"));
-  CHECK_THROWS_WITH(disk->export_to(tmp.path / "no" / "such.plx"),
+  CHECK_THROWS_WITH(pc::export_to(*disk, tmp.path / "no" / "such.plx"),
                     Contains("export: cannot write '" + (tmp.path / "no" / "such.plx").string() +
                              "': No such file or directory"));
-  CHECK_THROWS_AS(disk->import_from(""), pl::error);
-  CHECK_THROWS_WITH(disk->import_from(""), Contains("import: the file name is empty"));
-  CHECK_THROWS_WITH(disk->import_from(tmp.path), Contains("import: cannot read '" + tmp.path.string() +
+  CHECK_THROWS_AS(pc::import_from(*disk, ""), pl::error);
+  CHECK_THROWS_WITH(pc::import_from(*disk, ""), Contains("import: the file name is empty"));
+  CHECK_THROWS_WITH(pc::import_from(*disk, tmp.path), Contains("import: cannot read '" + tmp.path.string() +
                                                            "': Is a directory"));
 }
 
@@ -680,20 +681,20 @@ TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk
     return disk->load(stored[static_cast<std::size_t>(i)], pc::key_of(stored[static_cast<std::size_t>(i)])).has_value();
   };
   for (int i = 0; i < 3; ++i) store(i);
-  CHECK(disk->measure().entries == 3);
+  CHECK(pc::measure(*disk).entries == 3);
   // Entry 0 is used again: entry 1 is now the least recently used, and goes first.
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   CHECK(present(0));
   store(3);
-  CHECK(disk->measure().entries == 3);
-  CHECK(disk->measure().bytes <= disk->max_bytes());
+  CHECK(pc::measure(*disk).entries == 3);
+  CHECK(pc::measure(*disk).bytes <= disk->max_bytes());
   CHECK_FALSE(present(1));
   CHECK(present(0));
   CHECK(present(2));
   CHECK(present(3));
   // Pruning to a size by hand (what `parloop-cache prune` will do).
   CHECK(disk->prune(0) == 3);
-  CHECK(disk->measure().entries == 0);
+  CHECK(pc::measure(*disk).entries == 0);
   {
     const scoped_env bad("PARLOOP_CACHE_MAX_MB", "-5");
     CHECK_THROWS_WITH(pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write),
@@ -821,7 +822,7 @@ TEST_CASE("verify --rebuild: the entries a device stored are their sources' bina
   }
   const auto disk = pc::disk_cache::from_environment();
   REQUIRE(disk != nullptr);
-  const std::vector<pc::disk_cache::entry_info> entries = disk->entries();
+  const std::vector<pc::entry_info> entries = pc::entries(*disk);
   REQUIRE(entries.size() == 2);
   // NVRTC gives the same bytes for a source every time: its entries are compared, and are their
   // sources'. An OpenCL entry is its source's rebuilt, or not compared (PoCL's two builds of one
@@ -845,7 +846,7 @@ TEST_CASE("verify --rebuild: the entries a device stored are their sources' bina
   pc::kernel_record forged = *first.record;
   forged.binary = second.record->binary;
   REQUIRE(disk->store(*first.material, pc::key_of(*first.material), forged));
-  for (const auto& e : disk->entries()) CHECK(e.problem.empty());
+  for (const auto& e : pc::entries(*disk)) CHECK(e.problem.empty());
   const pc::rebuild_verdict v = pl::backend::check_rebuild(entries[0].path);
   CAPTURE(v.why);
   CHECK(v.outcome == (compared ? pc::rebuild_outcome::differs : pc::rebuild_outcome::not_comparable));

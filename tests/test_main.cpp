@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <parloop/codegen/generate.hpp>
-#include <parloop/cache/kernel_cache.hpp>
+#include <parloop/exec/kernel_cache.hpp>
 #include <parloop/codegen/kernel_source.hpp>
 #include <parloop/ir/hash.hpp>
 

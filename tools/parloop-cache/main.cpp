@@ -23,6 +23,7 @@
 
 #include <parloop/backend/rebuild.hpp>
 #include <parloop/cache/disk_cache.hpp>
+#include <parloop/cache/disk_maintenance.hpp>
 
 namespace pc = parloop::cache;
 
@@ -58,7 +59,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   if (command == "stats") {
-    const auto u = disk->measure();
+    const auto u = pc::measure(*disk);
     std::printf("%s: %llu entries, %.1f MiB of %.0f MiB%s\n", disk->dir().c_str(),
                 static_cast<unsigned long long>(u.entries), static_cast<double>(u.bytes) / (1 << 20),
                 static_cast<double>(disk->max_bytes()) / (1 << 20),
@@ -69,7 +70,7 @@ int run(int argc, char** argv) {
     int bad = 0;
     // Entries by what rebuilding them found (rebuild_outcome's order).
     int rebuilt[4] = {};
-    for (const auto& e : disk->entries()) {
+    for (const auto& e : pc::entries(*disk)) {
       std::string verdict = e.problem.empty() ? "" : "  BAD: " + e.problem;
       if (rebuild && e.problem.empty()) {
         const pc::rebuild_verdict v = parloop::backend::check_rebuild(e.path);
@@ -96,16 +97,16 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (command == "clear") {
-    const std::uint64_t removed = disk->clear();
+    const std::uint64_t removed = pc::clear(*disk);
     std::printf("cleared %s: removed %llu entries\n", disk->dir().c_str(), static_cast<unsigned long long>(removed));
     return 0;
   }
   if (command == "export") {
-    std::printf("exported %llu entries to %s\n", static_cast<unsigned long long>(disk->export_to(argv[2])), argv[2]);
+    std::printf("exported %llu entries to %s\n", static_cast<unsigned long long>(pc::export_to(*disk, argv[2])), argv[2]);
     return 0;
   }
   if (command == "import") {
-    const auto r = disk->import_from(argv[2]);
+    const auto r = pc::import_from(*disk, argv[2]);
     std::printf("imported %llu entries, refused %llu", static_cast<unsigned long long>(r.stored),
                 static_cast<unsigned long long>(r.refused));
     if (!r.problem.empty()) {

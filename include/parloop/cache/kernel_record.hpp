@@ -14,9 +14,9 @@
 #include <fmt/format.h>
 
 #include "parloop/cache/bounded.hpp"
+#include "parloop/codegen/grid.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/backend_kind.hpp"
-#include "parloop/codegen/grid.hpp"
 
 namespace parloop::cache {
 

@@ -29,7 +29,7 @@ struct kernel_stats {
   std::atomic<std::uint64_t> traces{0};
   std::atomic<std::uint64_t> compiles{0};
   std::atomic<std::uint64_t> disk_hits{0};
-  // Launchers made from another rank's kernel (a distributed loop's, cache/kernel_cache.hpp).
+  // Launchers made from another rank's kernel (a distributed loop's, exec/kernel_cache.hpp).
   std::atomic<std::uint64_t> received{0};
   // Device launches that found their compiled kernel already in memory.
   std::atomic<std::uint64_t> memory_hits{0};

@@ -17,9 +17,9 @@
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/emit.hpp"
 #include "parloop/codegen/opencl.hpp"
-#include "parloop/error.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/error.hpp"
 #include "parloop/ir/hash.hpp"
 #include "parloop/ir/kernel.hpp"
 

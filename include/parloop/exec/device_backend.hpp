@@ -22,6 +22,8 @@
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/dialect.hpp"
+#include "parloop/codegen/grid.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/config.hpp"
 #include "parloop/core/environment.hpp"
@@ -29,9 +31,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
-#include "parloop/codegen/grid.hpp"
 #include "parloop/exec/index_errors.hpp"
-#include "parloop/codegen/kernel_source.hpp"
 #include "parloop/exec/reduction_scratch.hpp"
 
 namespace parloop::detail {

@@ -12,13 +12,13 @@
 #include <span>
 #include <vector>
 
-#include "parloop/cache/kernel_cache.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/colors.hpp"
 #include "parloop/exec/device_backend.hpp"
+#include "parloop/exec/kernel_cache.hpp"
 #include "parloop/ir/types.hpp"
 
 namespace parloop::detail {

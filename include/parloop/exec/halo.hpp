@@ -14,7 +14,7 @@
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
-#include "parloop/dsl/kernel.hpp"
+#include "parloop/exec/kernel.hpp"
 #include "parloop/exec/run_range.hpp"
 
 namespace parloop::detail {

@@ -13,11 +13,11 @@
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/dsl/kernel.hpp"
-#include "parloop/dsl/source_kernel.hpp"
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/distributed_loop.hpp"
+#include "parloop/exec/kernel.hpp"
 #include "parloop/exec/run_range.hpp"
+#include "parloop/exec/source_kernel.hpp"
 
 namespace parloop {
 

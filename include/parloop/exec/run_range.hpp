@@ -9,15 +9,15 @@
 
 #include <fmt/format.h>
 
-#include "parloop/backend/host/launch.hpp"
 #include "parloop/cache/stats.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
-#include "parloop/dsl/kernel.hpp"
-#include "parloop/dsl/source_kernel.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/autotune.hpp"
 #include "parloop/exec/device_launch.hpp"
+#include "parloop/exec/host_launch.hpp"
+#include "parloop/exec/kernel.hpp"
+#include "parloop/exec/source_kernel.hpp"
 #include "parloop/exec/traffic.hpp"
 
 namespace parloop::detail {
@@ -62,7 +62,7 @@ void run_on_host(const Kernel<F>& k, range r, const Args&... args) {
   // What the lambda throws while it runs (a computed index out of range) names the kernel, as
   // a device's report of it does.
   try {
-    backend::host::launch(k.function(), r, args...);
+    launch_on_host(k.function(), r, args...);
   } catch (const trace_error& e) {
     throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
   }

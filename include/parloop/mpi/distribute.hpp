@@ -32,9 +32,9 @@
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/runtime.hpp"
+#include "parloop/core/scalar_type.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
-#include "parloop/core/scalar_type.hpp"
 #include "parloop/mpi/gather.hpp"
 #include "parloop/mpi/graph.hpp"
 #include "parloop/mpi/halo_plan.hpp"
@@ -376,7 +376,7 @@ class distributed_mesh {
   }
 
   // A host rank runs a loop's lambda where a device rank takes part in agreeing on its kernel
-  // with the others (cache/kernel_cache.hpp): ranks on the host and on devices would wait for
+  // with the others (exec/kernel_cache.hpp): ranks on the host and on devices would wait for
   // each other. Devices of different kinds agree (each compiles what it cannot take).
   void agree_on_backends(const Runtime& rt) {
     std::int32_t on_host = rt.kind() == backend_kind::host ? 1 : 0;

@@ -20,9 +20,9 @@
 #include "parloop/backend/cuda/nvrtc.hpp"
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
+#include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device_backend.hpp"
-#include "parloop/codegen/kernel_source.hpp"
 
 namespace parloop::backend::cuda {
 

@@ -5,16 +5,12 @@
 
 #include <memory>
 #include <string>
-#include <tuple>
-#include <typeindex>
 #include <utility>
 
-#include "parloop/cache/kernel_cache.hpp"
-#include "parloop/dsl/aliasing.hpp"
-#include "parloop/dsl/kernel.hpp"
 #include "parloop/dsl/source_includes.hpp"
-#include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/kernel.hpp"
+#include "parloop/exec/kernel_cache.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop {
@@ -54,15 +50,16 @@ class SourceKernel {
 
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
-    const auto params = dsl::params_of(args...);
-    return state_->cache.get(typeid(std::tuple<Args...>), params, [&] {
-      dsl::check_aliasing(state_->name, params, args...);
-      ir::kernel k;
-      k.name = state_->name;
-      k.params.assign(params.begin(), params.end());
-      k.raw_source = state_->source;
-      return k;
-    });
+    return detail::signature_entry_of(
+        state_->cache, state_->name,
+        [&](const auto& params) {
+          ir::kernel k;
+          k.name = state_->name;
+          k.params.assign(params.begin(), params.end());
+          k.raw_source = state_->source;
+          return k;
+        },
+        args...);
   }
   detail::kernel_cache& cache() const { return state_->cache; }
   std::uint64_t compiles() const { return state_->cache.compiles(); }

@@ -13,10 +13,10 @@
 
 #include <fmt/format.h>
 
-#include "parloop/cache/kernel_cache.hpp"
 #include "parloop/dsl/aliasing.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/kernel_cache.hpp"
 #include "parloop/ir/builder.hpp"
 #include "parloop/ir/kernel.hpp"
 
@@ -84,6 +84,17 @@ inline void check_source_kernel_name(const std::string& name) {
   }
 }
 
+// The entry of the signature of `args` in `cache`: on first use, the arguments' aliasing is
+// checked and `make(params)` makes its IR. Kernels and kernels from source alike.
+template <class Make, class... Args>
+signature_entry& signature_entry_of(kernel_cache& cache, const std::string& name, Make&& make, const Args&... args) {
+  const auto params = dsl::params_of(args...);
+  return cache.get(typeid(std::tuple<Args...>), params, [&] {
+    dsl::check_aliasing(name, params, args...);
+    return make(params);
+  });
+}
+
 template <class F>
 struct kernel_state {
   kernel_state(std::string kernel_name, F kernel_fn)
@@ -125,11 +136,9 @@ class Kernel {
 
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
-    const auto params = dsl::params_of(args...);
-    return state_->cache.get(typeid(std::tuple<Args...>), params, [&] {
-      dsl::check_aliasing(state_->name, params, args...);
-      return dsl::trace(state_->name, state_->fn, args...);
-    });
+    return detail::signature_entry_of(
+        state_->cache, state_->name, [&](const auto&) { return dsl::trace(state_->name, state_->fn, args...); },
+        args...);
   }
   detail::kernel_cache& cache() const { return state_->cache; }
 
