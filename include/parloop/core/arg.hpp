@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Arguments of a par_loop: a dat or global with its access mode and, if indirect, its map.
+// Arguments of a par_loop: a dat or global with its access mode and, if indirect, its map; and
+// the same with its types erased (arg_view), which is all the code below par_loop works on.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg_kind.hpp"
 #include "parloop/core/array_state.hpp"
 #include "parloop/core/map.hpp"
+#include "parloop/core/scalar_type.hpp"
 
 namespace parloop {
 
@@ -23,4 +26,35 @@ struct arg {
   int slot = 0;  // the map slot of an indirect argument
 };
 
+namespace detail {
+
+// The most arguments one par_loop takes: what is kept per argument below par_loop lives in
+// arrays of this size, so that a warm launch allocates nothing.
+inline constexpr std::size_t max_loop_args = 64;
+
+// One argument with its types erased.
+struct arg_view {
+  mirrored_array* data;  // the dat's or global's values
+  const void* owner;     // its array_state: which dat or global it is
+  map_state* map;        // null unless through a map
+  access mode;
+  arg_kind kind;
+  int slot;
+  scalar_type type;
+  int dim;
+};
+
+template <class T, int Dim, access Mode, arg_kind Kind>
+arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
+  return {&a.data->array, a.data, a.map, Mode, Kind, a.slot, scalar_of<T>(), Dim};
+}
+
+// Whether an argument combines (INC, MIN, MAX) into a dat through a map.
+constexpr bool combines_through_map(access mode, arg_kind kind) {
+  return (kind == arg_kind::indirect || kind == arg_kind::whole_map) &&
+         (mode == access::inc || mode == access::min || mode == access::max);
+}
+inline bool combines_through_map(const arg_view& v) { return combines_through_map(v.mode, v.kind); }
+
+}  // namespace detail
 }  // namespace parloop

@@ -17,6 +17,7 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,9 @@
 
 namespace parloop::detail {
 
-template <class K, class... Args>
-loop_launch time_candidates(device_backend& device, const K& k, signature_entry& entry,
-                            const std::vector<loop_launch>& candidates, range r, const Args&... args) {
-  const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+inline loop_launch time_candidates(device_backend& device, kernel_cache& kernels, signature_entry& entry,
+                                   const std::vector<loop_launch>& candidates, range r,
+                                   std::span<const arg_view> views) {
   // The host copies hold the values the loop starts from; a run changes only the device's.
   for (const arg_view& v : views) {
     if (is_modified(v.mode)) v.data->host_written(&device);
@@ -60,7 +60,7 @@ loop_launch time_candidates(device_backend& device, const K& k, signature_entry&
   const auto timed_run = [&](const loop_launch& l) {
     reset();
     const auto start = std::chrono::steady_clock::now();
-    launch_on_device(device, k, entry, l, r, args...);
+    launch_on_device(device, kernels, entry, l, r, views);
     device.synchronize();
     return nanoseconds_since(start);
   };
@@ -113,11 +113,12 @@ loop_launch time_candidates(device_backend& device, const K& k, signature_entry&
   return *best;
 }
 
-// The launch of k's `entry` for ranges of r's size class on `device`, chosen now: the one the
+// The launch of the kernel's `entry` (its in-memory cache `kernels`) for ranges of r's size class
+// on `device`, chosen now: the one the
 // disk cache keeps, else the fastest of the candidates timed over r (their binaries not stored:
 // only the winner's is, with the choice).
-template <class K, class... Args>
-loop_launch choose_launch(device_backend& device, const K& k, signature_entry& entry, range r, const Args&... args) {
+inline loop_launch choose_launch(device_backend& device, kernel_cache& kernels, signature_entry& entry, range r,
+                                 std::span<const arg_view> views) {
   const int size = size_class(r.end - r.start);
   const std::vector<loop_launch> candidates = launch_candidates(*entry.ir, device);
   const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
@@ -140,46 +141,45 @@ loop_launch choose_launch(device_backend& device, const K& k, signature_entry& e
   }
   const loop_launch best = [&] {
     const trial_builds trial;
-    return time_candidates(device, k, entry, candidates, r, args...);
+    return time_candidates(device, kernels, entry, candidates, r, views);
   }();
-  k.cache().count_tuning();
+  kernels.count_tuning();
   if (cache::log_info()) {
     cache::log("autotuned '{}' on {} for {}: {} {}", entry.ir->name, device.describe(), size_class_lengths(size),
                to_string(best.launch), to_string(best.writes));
   }
   if (disk != nullptr) {
-    k.cache().keep_on_disk(entry, device, best);
+    kernels.keep_on_disk(entry, device, best);
     disk->store(*material, key, choice_record(*material, entry.ir->name, best));
   }
   return best;
 }
 
-// The launch of k's `entry` over r on `device`: `fallback` for an empty range (nothing to time);
+// The launch of the kernel's `entry` over r on `device`: `fallback` for an empty range (nothing to time);
 // else the one chosen for the signature on this backend and r's size class, found in memory, in
 // the disk cache, or by timing the candidates now.
-template <class K, class... Args>
-loop_launch autotuned(device_backend& device, const K& k, signature_entry& entry, const loop_launch& fallback, range r,
-                      const Args&... args) {
+inline loop_launch autotuned(device_backend& device, kernel_cache& kernels, signature_entry& entry,
+                             const loop_launch& fallback, range r, std::span<const arg_view> views) {
   if (r.end <= r.start) return fallback;
-  return k.cache().tuned(entry, device, tuning_key{0, size_class(r.end - r.start)},
-                         [&] { return choose_launch(device, k, entry, r, args...); });
+  return kernels.tuned(entry, device, tuning_key{0, size_class(r.end - r.start)},
+                     [&] { return choose_launch(device, kernels, entry, r, views); });
 }
 
 // The launch of a distributed loop over `link`, whose set has `global_size` elements, r being
 // this rank's part: rank 0 chooses (as autotuned, over its own part) and every rank takes its
 // choice, so that the ranks launch alike and sum in the same order. Kept per link and global size
 // class; every rank asks at the same call (distributed loops are made by every rank in order).
-template <class K, class... Args>
-loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, const K& k,
-                           signature_entry& entry, const loop_launch& fallback, range r, const Args&... args) {
-  return k.cache().tuned(entry, device, tuning_key{link.id, size_class(global_size)}, [&] {
+inline loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, kernel_cache& kernels,
+                                  signature_entry& entry, const loop_launch& fallback, range r,
+                                  std::span<const arg_view> views) {
+  return kernels.tuned(entry, device, tuning_key{link.id, size_class(global_size)}, [&] {
     std::string bytes;
     if (link.rank() == 0) {
       try {
         loop_launch chosen = fallback;
         if (r.end > r.start) {
-          const loop_launch* known = k.cache().find_tuned(entry, device, tuning_key{0, size_class(r.end - r.start)});
-          chosen = known != nullptr ? *known : choose_launch(device, k, entry, r, args...);
+          const loop_launch* known = kernels.find_tuned(entry, device, tuning_key{0, size_class(r.end - r.start)});
+          chosen = known != nullptr ? *known : choose_launch(device, kernels, entry, r, views);
         }
         const std::vector<unsigned char> b = choice_bytes(chosen);
         bytes.assign(b.begin(), b.end());

@@ -25,25 +25,16 @@
 
 namespace parloop::detail {
 
-// Whether an argument combines (INC, MIN, MAX) into a dat through a map.
-template <class A>
-inline constexpr bool combines_through_map = false;
-template <class T, int Dim, access Mode, arg_kind Kind>
-inline constexpr bool combines_through_map<arg<T, Dim, Mode, Kind>> =
-    (Kind == arg_kind::indirect || Kind == arg_kind::whole_map) &&
-    (Mode == access::inc || Mode == access::min || Mode == access::max);
-
 // What a loop's arguments combine into through maps, without allocating: at most one entry
 // per argument. Staged groups (for a two-level plan) are the distinct (dat, map, mode) among
 // them, in argument order, as the generated kernel numbers them.
-template <std::size_t N>
 struct combined_args {
-  std::array<const map_state*, N> maps{};
-  std::array<combined_targets, N> through{};
-  std::array<const Set*, N> sets{};
-  std::array<staged_group, N> groups{};
-  std::array<std::pair<const void*, int>, N> group_keys{};  // dat and mode
-  std::array<const map_state*, N> group_maps{};
+  std::array<const map_state*, max_loop_args> maps{};
+  std::array<combined_targets, max_loop_args> through{};
+  std::array<const Set*, max_loop_args> sets{};
+  std::array<staged_group, max_loop_args> groups{};
+  std::array<std::pair<const void*, access>, max_loop_args> group_keys{};  // dat and mode
+  std::array<const map_state*, max_loop_args> group_maps{};
   std::size_t count = 0, spaces = 0, n_groups = 0;
   // The widest map combined through: a plan numbers slots in 64 bits.
   int widest = 0;
@@ -51,29 +42,27 @@ struct combined_args {
 
 // Adds the targets an argument combines into, if it does (INC, MIN, MAX through a map); a
 // target space per target set, numbered by first appearance.
-template <std::size_t N, class T, int Dim, access Mode, arg_kind Kind>
-void add_combined(const arg<T, Dim, Mode, Kind>& a, combined_args<N>& out) {
-  if constexpr (combines_through_map<arg<T, Dim, Mode, Kind>>) {
-    const map_state& m = *a.map;
-    std::size_t space = 0;
-    while (space < out.spaces && !(*out.sets[space] == m.to)) ++space;
-    if (space == out.spaces) out.sets[out.spaces++] = &m.to;
-    const bool whole = Kind == arg_kind::whole_map;
-    out.maps[out.count] = &m;
-    out.through[out.count++] = {m.values, m.arity, whole ? 0 : a.slot, whole ? m.arity - 1 : a.slot,
-                                static_cast<int>(space), m.to.size()};
-    const std::pair<const void*, int> key{a.data, static_cast<int>(Mode)};
-    std::size_t g = 0;
-    while (g < out.n_groups && !(out.group_keys[g] == key && out.group_maps[g] == &m)) ++g;
-    if (g == out.n_groups) {
-      out.group_keys[g] = key;
-      out.group_maps[g] = &m;
-      out.groups[out.n_groups++] = {m.values, m.arity, m.to.size(), 0};
-    }
-    out.widest = std::max(out.widest, m.arity);
-    if (m.arity > 64) return;
-    for (int j = whole ? 0 : a.slot; j <= (whole ? m.arity - 1 : a.slot); ++j) out.groups[g].slots |= std::uint64_t{1} << j;
+inline void add_combined(const arg_view& a, combined_args& out) {
+  if (!combines_through_map(a)) return;
+  const map_state& m = *a.map;
+  std::size_t space = 0;
+  while (space < out.spaces && !(*out.sets[space] == m.to)) ++space;
+  if (space == out.spaces) out.sets[out.spaces++] = &m.to;
+  const bool whole = a.kind == arg_kind::whole_map;
+  out.maps[out.count] = &m;
+  out.through[out.count++] = {m.values, m.arity, whole ? 0 : a.slot, whole ? m.arity - 1 : a.slot,
+                              static_cast<int>(space), m.to.size()};
+  const std::pair<const void*, access> key{a.owner, a.mode};
+  std::size_t g = 0;
+  while (g < out.n_groups && !(out.group_keys[g] == key && out.group_maps[g] == &m)) ++g;
+  if (g == out.n_groups) {
+    out.group_keys[g] = key;
+    out.group_maps[g] = &m;
+    out.groups[out.n_groups++] = {m.values, m.arity, m.to.size(), 0};
   }
+  out.widest = std::max(out.widest, m.arity);
+  if (m.arity > 64) return;
+  for (int j = whole ? 0 : a.slot; j <= (whole ? m.arity - 1 : a.slot); ++j) out.groups[g].slots |= std::uint64_t{1} << j;
 }
 
 inline bool same_targets(const combined_targets& a, const combined_targets& b) {
@@ -87,11 +76,10 @@ inline bool same_group(const staged_group& a, const staged_group& b) {
 // The kept colouring (block 0) or plan (its block size) of [r.start, r.end) for a loop of
 // `kernel` with these arguments, of which at least one combines through a map; made on a miss.
 // Found again without allocating.
-template <class... Args>
-  requires(combines_through_map<Args> || ...)
-const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block, const Args&... args) {
-  combined_args<sizeof...(Args)> c;
-  (add_combined(args, c), ...);
+inline const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block,
+                                                std::span<const arg_view> args) {
+  combined_args c;
+  for (const arg_view& a : args) add_combined(a, c);
   if (block > 0 && c.widest > 64) {
     throw argument_error(fmt::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
                                      "this loop combines through one of arity {}: use conflicts::colors or atomics",
@@ -134,13 +122,11 @@ const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int
   return keeper.colorings.back();
 }
 
-template <class... Args>
-coloring& coloring_for(const std::string& kernel, range r, const Args&... args) {
-  return *kept_for(kernel, r, 0, args...).colors;
+inline coloring& coloring_for(const std::string& kernel, range r, std::span<const arg_view> args) {
+  return *kept_for(kernel, r, 0, args).colors;
 }
-template <class... Args>
-block_plan& plan_for(const std::string& kernel, range r, int block, const Args&... args) {
-  return *kept_for(kernel, r, block, args...).plan;
+inline block_plan& plan_for(const std::string& kernel, range r, int block, std::span<const arg_view> args) {
+  return *kept_for(kernel, r, block, args).plan;
 }
 
 }  // namespace parloop::detail

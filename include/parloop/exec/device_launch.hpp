@@ -6,6 +6,7 @@
 // for the device.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -23,29 +24,14 @@
 
 namespace parloop::detail {
 
-// One argument, with its types erased: what binding and bookkeeping need.
-struct arg_view {
-  mirrored_array* data;
-  mirrored_array* map;  // null unless through a map
-  access mode;
-  std::size_t scalar_bytes;
-  int dim;
-};
-
-template <class T, int Dim, access Mode, arg_kind Kind>
-arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
-  return {&a.data->array, a.map != nullptr ? &a.map->array : nullptr, Mode, sizeof(T), Dim};
-}
-
 // Binds the buffers of one launch over [start, end) (elements, or positions in a coloured
 // loop's order) and enqueues it.
-template <std::size_t N>
-void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, index_t start, index_t end,
-                   const std::array<arg_view, N>& views, const device_buffer* order) {
+inline void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, index_t start, index_t end,
+                          std::span<const arg_view> views, const device_buffer* order) {
   // The layout holds data, maps, reduction scratch, the index checks' record and an order or
   // plan: at most 2n + 3 buffers.
-  std::array<const device_buffer*, 2 * N + 3> buffers{};
-  std::array<int, N> strides{};
+  std::array<const device_buffer*, 2 * max_loop_args + 3> buffers{};
+  std::array<int, max_loop_args> strides{};
   std::size_t n_buffers = 0, n_partials = 0, n_strides = 0;
   for (const codegen::kernel_buffer& b : l.layout()) {
     const device_buffer* bound = nullptr;
@@ -54,10 +40,10 @@ void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, ind
         strides[n_strides++] = static_cast<int>(views[static_cast<std::size_t>(b.position)].data->component_stride());
         continue;
       case codegen::buffer_role::data: bound = views[static_cast<std::size_t>(b.position)].data->buffer(); break;
-      case codegen::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->buffer(); break;
+      case codegen::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->array.buffer(); break;
       case codegen::buffer_role::partials: {
         const arg_view& v = views[static_cast<std::size_t>(b.position)];
-        const std::size_t bytes = static_cast<std::size_t>(groups) * static_cast<std::size_t>(v.dim) * v.scalar_bytes;
+        const std::size_t bytes = static_cast<std::size_t>(groups) * static_cast<std::size_t>(v.dim) * scalar_bytes(v.type);
         bound = &device.scratch().partials(device, n_partials++, bytes);
         break;
       }
@@ -71,11 +57,10 @@ void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, ind
   l.enqueue(start, end, groups, std::span(buffers.data(), n_buffers), std::span(strides.data(), n_strides));
 }
 
-// Launches k's signature `entry` over r as `how` says.
-template <class K, class... Args>
-void launch_on_device(device_backend& device, const K& k, signature_entry& entry, const loop_launch& how, range r,
-                      const Args&... args) {
-  constexpr std::size_t n = sizeof...(Args);
+// Launches the signature `entry` of the kernel whose in-memory cache is `kernels` over r as `how`
+// says, with the arguments `views`.
+inline void launch_on_device(device_backend& device, kernel_cache& kernels, signature_entry& entry, const loop_launch& how,
+                             range r, std::span<const arg_view> views) {
   const strategy& s = how.launch;
   // How writes are kept apart matters only to a loop whose elements can meet at a target.
   const conflicts writes = codegen::combines_through_maps(*entry.ir) ? how.writes : conflicts::atomics;
@@ -84,18 +69,18 @@ void launch_on_device(device_backend& device, const K& k, signature_entry& entry
   // refused before anything is compiled.
   const std::vector<index_t>* colour_offsets = nullptr;
   mirrored_array* order = nullptr;
-  if constexpr ((combines_through_map<Args> || ...)) {
+  if (std::any_of(views.begin(), views.end(), [](const arg_view& v) { return combines_through_map(v); })) {
     if (writes == conflicts::colors) {
-      coloring& colors = coloring_for(k.name(), r, args...);
+      coloring& colors = coloring_for(entry.ir->name, r, views);
       colour_offsets = &colors.offsets;
       order = &colors.array;
     } else if (writes == conflicts::blocks) {
-      block_plan& plan = plan_for(k.name(), r, block_size(s), args...);
+      block_plan& plan = plan_for(entry.ir->name, r, block_size(s), views);
       colour_offsets = &plan.offsets;
       order = &plan.array;
     }
   }
-  launcher& l = k.cache().launcher_for(entry, device, s, writes);
+  launcher& l = kernels.launcher_for(entry, device, s, writes);
   // An empty range runs nothing, and moves nothing: every global keeps its value.
   const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
   if (groups == 0) {
@@ -105,10 +90,9 @@ void launch_on_device(device_backend& device, const K& k, signature_entry& entry
     return;
   }
 
-  const std::array<arg_view, n> views{view_of(args)...};
   for (const arg_view& v : views) {
     v.data->ensure_device(device);
-    if (v.map != nullptr) v.map->ensure_device(device);
+    if (v.map != nullptr) v.map->array.ensure_device(device);
   }
   const device_buffer* order_buffer = order != nullptr ? &order->ensure_device(device) : nullptr;
   // Before the enqueue: once a kernel may have run, its device copies are the current ones.

@@ -226,8 +226,9 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   // every rank runs alike; its kernels are then agreed on as any loop's.
   loop_choice launch_how = how;
   if (how.tune && set.runtime().kind() != backend_kind::host) {
-    launch_how = {autotuned_over(*d.link, d.global_size, *set.runtime().state()->backend, k, k.entry(args...),
-                                 how.named, range{0, end}, args...),
+    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+    launch_how = {autotuned_over(*d.link, d.global_size, *set.runtime().state()->backend, k.cache(),
+                                 k.entry(args...), how.named, range{0, end}, views),
                   false, false};
   }
   (start_sum(args, d.link->rank()), ...);

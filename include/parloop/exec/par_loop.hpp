@@ -193,8 +193,10 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&.
   static_assert((is_loop_arg<Args> && ...),
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
                 "global(mode), after an optional strategy, pl::conflicts, pl::autotune and pl::range");
+  static_assert(sizeof...(Args) <= max_loop_args, "parloop: a par_loop takes at most 64 arguments");
   // Nothing below is instantiated for a kernel that cannot run: one message, not a page.
-  if constexpr (std::conjunction_v<std::bool_constant<(is_loop_arg<Args> && ...)>, kernel_fits<K, Args...>>) {
+  if constexpr (std::conjunction_v<std::bool_constant<(is_loop_arg<Args> && ...)>,
+                                   std::bool_constant<(sizeof...(Args) <= max_loop_args)>, kernel_fits<K, Args...>>) {
     run_checked(k, set, how, r, args...);
   }
 }

@@ -4,6 +4,7 @@
 // several, one per region.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <memory>
 
@@ -86,8 +87,10 @@ void run_range(const K& k, const Set& set, const loop_choice& how, range r, cons
     } else {
       device_backend& device = *rt.state()->backend;
       signature_entry& entry = k.entry(args...);
-      const loop_launch launch = how.tune ? autotuned(device, k, entry, how.named, r, args...) : how.named;
-      launch_on_device(device, k, entry, launch, r, args...);
+      // The arguments' types end here: what is below takes their views.
+      const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+      const loop_launch launch = how.tune ? autotuned(device, k.cache(), entry, how.named, r, views) : how.named;
+      launch_on_device(device, k.cache(), entry, launch, r, views);
     }
   };
   if (!stats_enabled()) {
