@@ -5,6 +5,7 @@
 // build leaves nothing behind. The counters PARLOOP_STATS reports, and its report's text.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <future>
@@ -247,13 +248,17 @@ TEST_CASE("the bytes a loop declares: values once for READ and WRITE, twice othe
   pl::Dat<std::int32_t> flag(edges);
   pl::Global<double> total(host, 0.0);
   const pl::range r{5, 15};
-  CHECK(pl::detail::declared_bytes(r, w(pl::READ)) == 10 * 3 * 4);
-  CHECK(pl::detail::declared_bytes(r, w(pl::WRITE)) == 10 * 3 * 4);
-  CHECK(pl::detail::declared_bytes(r, w(pl::RW)) == 10 * 3 * 4 * 2);
-  CHECK(pl::detail::declared_bytes(r, q(pl::INC, e2c, 1)) == 10 * (4 * 8 * 2 + 4));
-  CHECK(pl::detail::declared_bytes(r, q(pl::READ, e2c)) == 10 * 2 * (4 * 8 + 4));
-  CHECK(pl::detail::declared_bytes(r, flag(pl::MAX), total(pl::INC)) == 10 * 4 * 2);
-  CHECK(pl::detail::declared_bytes(pl::range{0, 0}, w(pl::RW)) == 0);
+  const auto declared = [](pl::range over, const auto&... args) {
+    const std::array views{pl::detail::view_of(args)...};
+    return pl::detail::declared_bytes(over, views);
+  };
+  CHECK(declared(r, w(pl::READ)) == 10 * 3 * 4);
+  CHECK(declared(r, w(pl::WRITE)) == 10 * 3 * 4);
+  CHECK(declared(r, w(pl::RW)) == 10 * 3 * 4 * 2);
+  CHECK(declared(r, q(pl::INC, e2c, 1)) == 10 * (4 * 8 * 2 + 4));
+  CHECK(declared(r, q(pl::READ, e2c)) == 10 * 2 * (4 * 8 + 4));
+  CHECK(declared(r, flag(pl::MAX), total(pl::INC)) == 10 * 4 * 2);
+  CHECK(declared(pl::range{0, 0}, w(pl::RW)) == 0);
 }
 
 TEST_CASE("PARLOOP_STATS is 1 or 0; another value is an error naming it", "[cache][stats]") {

@@ -79,6 +79,8 @@ void run_on_host(const SourceKernel& k, range, const Args&...) {
 template <class K, class... Args>
 void run_range(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
   const Runtime& rt = set.runtime();
+  // The arguments' types end here: what is below takes their views.
+  const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
   const auto run = [&] {
     if (rt.kind() == backend_kind::host) {
       // Tracing checks the rules only a trace can see, so the host refuses what a device would.
@@ -87,8 +89,6 @@ void run_range(const K& k, const Set& set, const loop_choice& how, range r, cons
     } else {
       device_backend& device = *rt.state()->backend;
       signature_entry& entry = k.entry(args...);
-      // The arguments' types end here: what is below takes their views.
-      const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
       const loop_launch launch = how.tune ? autotuned(device, k.cache(), entry, how.named, r, views) : how.named;
       launch_on_device(device, k.cache(), entry, launch, r, views);
     }
@@ -101,7 +101,7 @@ void run_range(const K& k, const Set& set, const loop_choice& how, range r, cons
   const auto start = std::chrono::steady_clock::now();
   run();
   if (rt.kind() != backend_kind::host) rt.state()->backend->synchronize();
-  k.cache().count_run(nanoseconds_since(start), declared_bytes(r, args...));
+  k.cache().count_run(nanoseconds_since(start), declared_bytes(r, views));
 }
 
 }  // namespace parloop::detail
