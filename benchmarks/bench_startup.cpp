@@ -21,6 +21,7 @@
 // loads from disk, which the parent checks for each kind of trial.
 // Usage: bench_startup [cold trials] [warm trials]. PARLOOP_BACKEND (opencl or cuda; default: the
 // best device backend) picks the backend, PARLOOP_OPENCL_DEVICE or PARLOOP_CUDA_DEVICE the device.
+#include <parloop/cache/disk_maintenance.hpp>
 #include <parloop/parloop.hpp>
 
 #include "common.hpp"
