@@ -12,6 +12,7 @@
 //  - a loop with a global SUM against the same loop without one (small and large).
 // Each figure is the median of repeated timings after a warm-up; ratios are parloop's time over
 // the baseline's (below 1: parloop is faster). Usage: bench_cuda [log2 n of the small triad]
+#include <parloop/backend/cuda/backend.hpp>
 #include <parloop/parloop.hpp>
 
 #include "common.hpp"

@@ -12,6 +12,7 @@
 // Each figure is the median of repeated timings after a warm-up; ratios are parloop's time
 // over the baseline's (below 1: parloop is faster). The device compilers' own disk caches
 // (PoCL's, NVIDIA's) are switched off, so that every cold build is one. Usage: bench_opencl [log2 n]
+#include <parloop/backend/opencl/backend.hpp>
 #include <parloop/parloop.hpp>
 
 #include "common.hpp"

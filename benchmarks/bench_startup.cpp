@@ -23,6 +23,9 @@
 // best device backend) picks the backend, PARLOOP_OPENCL_DEVICE or PARLOOP_CUDA_DEVICE the device.
 #include <parloop/cache/disk_maintenance.hpp>
 #include <parloop/parloop.hpp>
+#if PARLOOP_HAVE_CUDA
+#include <parloop/backend/cuda/backend.hpp>
+#endif
 
 #include "common.hpp"
 

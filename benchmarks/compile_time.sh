@@ -1,8 +1,9 @@
 #!/bin/bash
 # How long a user's program takes to compile: a program with one par_loop, and one with five,
-# at -O2 with the OpenCL backend linked, compiled with this tree's headers and with BASE's (a
-# commit; default HEAD~1), alternately, RUNS times each (default 3). Prints each median and the
-# ratio this tree / BASE in the same run, so a slower machine does not read as a change.
+# at -O2 with the OpenCL backend linked, compiled with this tree's headers (header-only, and as a
+# program of the compiled library, PARLOOP_COMPILED=1, sees them) and with BASE's (a commit;
+# default HEAD~1, header-only), in turn, RUNS times each (default 3). Prints each median and the
+# ratios to BASE in the same run, so a slower machine does not read as a change.
 #   benchmarks/compile_time.sh [BASE] [RUNS]
 set -euo pipefail
 
@@ -51,24 +52,27 @@ program 1 >"$work/one_loop.cpp"
 program 5 >"$work/five_loops.cpp"
 
 flags=(-std=c++20 -O2 -DPARLOOP_HAVE_OPENCL=1 -c -o /dev/null)
-seconds() {  # include folder, source
+seconds() {  # include folder, source, extra flags
   local start end
   start=$(date +%s.%N)
-  "$cxx" "${flags[@]}" -I"$1" "$2"
+  "$cxx" "${flags[@]}" "${@:3}" -I"$1" "$2"
   end=$(date +%s.%N)
   echo "$end - $start" | bc
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "compile time at -O2, OpenCL backend linked, $runs runs each, $(nproc) cores, $("$cxx" --version | head -1)"
-printf '%-22s %10s %10s %8s\n' program "this tree" "$base" ratio
+printf '%-18s %12s %12s %12s %10s %10s\n' program "header-only" compiled "$base" "ratio h/b" "ratio c/b"
 for name in one_loop five_loops; do
-  here=() there=()
+  here=() compiled=() there=()
   for ((r = 0; r < runs; ++r)); do
     here+=("$(seconds "$root/include" "$work/$name.cpp")")
+    compiled+=("$(seconds "$root/include" "$work/$name.cpp" -DPARLOOP_COMPILED=1)")
     there+=("$(seconds "$work/base/include" "$work/$name.cpp")")
   done
   h=$(printf '%s\n' "${here[@]}" | median)
+  c=$(printf '%s\n' "${compiled[@]}" | median)
   t=$(printf '%s\n' "${there[@]}" | median)
-  printf '%-22s %9.2fs %9.2fs %8.2f\n' "$name.cpp" "$h" "$t" "$(echo "$h / $t" | bc -l)"
+  printf '%-18s %11.2fs %11.2fs %11.2fs %10.2f %10.2f\n' "$name.cpp" "$h" "$c" "$t" "$(echo "$h / $t" | bc -l)" \
+    "$(echo "$c / $t" | bc -l)"
 done

@@ -8,6 +8,8 @@
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
 # Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil mpi
 # (default: all); build-airfoil builds only what the mpi step runs (for a machine lent briefly).
+# Built with the compiled library, as the test suite is; PARLOOP_GPU_COMPILED=OFF builds it
+# header-only.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/gpu-run}
@@ -31,6 +33,7 @@ for step in "${steps[@]}"; do
         nvcc --version | tail -2
       } 2>&1 | tee "$out/machine.txt"
       cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_BUILD_BENCHMARKS=ON \
+        -DPARLOOP_COMPILED="${PARLOOP_GPU_COMPILED:-ON}" \
         -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       targets=()
       [ "$step" = build ] || targets=(--target airfoil airfoil_mpi)

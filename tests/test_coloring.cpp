@@ -16,6 +16,7 @@
 
 #include <parloop/codegen/generate.hpp>
 #include <parloop/codegen/kernel_source.hpp>
+#include <parloop/exec/colors.hpp>
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"

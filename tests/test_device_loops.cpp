@@ -22,6 +22,8 @@
 #include <fmt/format.h>
 
 #include <parloop/cache/kernel_record.hpp>
+#include <parloop/codegen/kernel_source.hpp>
+#include <parloop/exec/device_backend.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include <parloop/backend/opencl/cl.hpp>
 #include <parloop/parloop.hpp>
 
 #include "scoped_env.hpp"

@@ -4,6 +4,19 @@
 
 #include <cstdint>
 
+// PARLOOP_COMPILED is 1 in a program that links the compiled library (parloop configured with
+// -DPARLOOP_COMPILED=ON; its parloop::parloop target defines it): the definitions kept in the
+// *_impl.hpp headers are compiled once there, and the headers that declare them leave them out.
+// Otherwise (header-only, the default) each such header includes its _impl.hpp, inline.
+#ifndef PARLOOP_COMPILED
+#define PARLOOP_COMPILED 0
+#endif
+#if PARLOOP_COMPILED
+#define PARLOOP_FUNC
+#else
+#define PARLOOP_FUNC inline
+#endif
+
 namespace parloop {
 
 // Map values and element indices: OP2 and PyOP2 use 32-bit indices, and so do we.

@@ -20,10 +20,10 @@
 #include "parloop/version.hpp"
 
 // The device backends this program is built with (the parloop::opencl and parloop::cuda
-// targets define these) register themselves.
+// targets define these): their entries, which Runtime finds.
 #if PARLOOP_HAVE_OPENCL
-#include "parloop/backend/opencl/backend.hpp"
+#include "parloop/backend/opencl/entry.hpp"
 #endif
 #if PARLOOP_HAVE_CUDA
-#include "parloop/backend/cuda/backend.hpp"
+#include "parloop/backend/cuda/entry.hpp"
 #endif

@@ -106,14 +106,19 @@ inline void emitter::helpers(source_writer& w) {
     define();
     w.line("#endif");
   };
-  for (const auto& [o, t] : minmax_) {
+  // Named out of the pairs, not bound: clang 14 does not let a lambda capture a structured binding.
+  for (const auto& helper : minmax_) {
+    const ir::op o = helper.first;
+    const scalar_type t = helper.second;
     const std::string name = fmt::format("pl_{}_{}", ir::op_name(o), type_tag(t));
     guarded("PL_HELPER_" + name, [&] {
       w.line("{} {} {}({} a, {} b) {{ return {}; }}", d_.helper_qualifiers(), d_.type(t), name, d_.type(t), d_.type(t),
              o == ir::op::min ? "b < a ? b : a" : "a < b ? b : a");
     });
   }
-  for (const auto& [o, t] : atomics_) {
+  for (const auto& atomic : atomics_) {
+    const atomic_op o = atomic.first;
+    const scalar_type t = atomic.second;
     guarded(fmt::format("PL_HELPER_pl_atomic_{}_{}", atomic_name(o), type_tag(t)), [&] { d_.atomic_helper(w, o, t); });
   }
   if (checked_) guarded("PL_HELPER_pl_checked_index", [&] { checked_index_helper(w); });

@@ -77,7 +77,7 @@ struct backend_entry {
   std::string (*open)(runtime_state& state);
 };
 
-// Defined by backend/<name>/backend.hpp, as inline functions every including translation unit
+// Defined by backend/<name>/entry.hpp, as inline functions every including translation unit
 // emits. Declared weak here: a program without the backend links (the address is null), and
 // one with it finds it from any translation unit at any time -- static initialisation
 // included -- since nothing has to run first to register it.

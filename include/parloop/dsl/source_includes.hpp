@@ -186,7 +186,7 @@ class include_resolver {
       throw argument_error(
           fmt::format("kernel_from_source '{}': {} line {}: cannot read '{}'", kernel_, where, number, file.string()));
     }
-    check_no_nul(kernel_, text, "'" + file.string() + "'");
+    check_no_nul(kernel_, text, fmt::format("'{}'", file.string()));
     return text;
   }
 

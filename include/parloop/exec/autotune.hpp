@@ -36,6 +36,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/device_launch.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/kernel_pipeline.hpp"
 #include "parloop/exec/launch_choice.hpp"
 
 namespace parloop::detail {
@@ -163,45 +164,6 @@ inline loop_launch autotuned(device_backend& device, kernel_cache& kernels, sign
   if (r.end <= r.start) return fallback;
   return kernels.tuned(entry, device, tuning_key{0, size_class(r.end - r.start)},
                      [&] { return choose_launch(device, kernels, entry, r, views); });
-}
-
-// The launch of a distributed loop over `link`, whose set has `global_size` elements, r being
-// this rank's part: rank 0 chooses (as autotuned, over its own part) and every rank takes its
-// choice, so that the ranks launch alike and sum in the same order. Kept per link and global size
-// class; every rank asks at the same call (distributed loops are made by every rank in order).
-inline loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, kernel_cache& kernels,
-                                  signature_entry& entry, const loop_launch& fallback, range r,
-                                  std::span<const arg_view> views) {
-  return kernels.tuned(entry, device, tuning_key{link.id, size_class(global_size)}, [&] {
-    std::string bytes;
-    if (link.rank() == 0) {
-      try {
-        loop_launch chosen = fallback;
-        if (r.end > r.start) {
-          const loop_launch* known = kernels.find_tuned(entry, device, tuning_key{0, size_class(r.end - r.start)});
-          chosen = known != nullptr ? *known : choose_launch(device, kernels, entry, r, views);
-        }
-        const std::vector<unsigned char> b = choice_bytes(chosen);
-        bytes.assign(b.begin(), b.end());
-      } catch (...) {
-        // The others hear of it (no choice) rather than wait for one.
-        std::string none;
-        link.broadcast(none, 0);
-        throw;
-      }
-    }
-    link.broadcast(bytes, 0);
-    const std::optional<loop_launch> chosen =
-        bytes.empty() ? std::nullopt : choice_from_bytes(std::vector<unsigned char>(bytes.begin(), bytes.end()));
-    if (!chosen) {
-      throw error(fmt::format("autotuning '{}': rank 0 could not choose a launch (its error says why)", entry.ir->name));
-    }
-    if (cache::log_info() && link.rank() != 0) {
-      cache::log("autotuning '{}': {} {}, as rank 0 chose", entry.ir->name, to_string(chosen->launch),
-                 to_string(chosen->writes));
-    }
-    return *chosen;
-  });
 }
 
 }  // namespace parloop::detail

@@ -27,14 +27,15 @@ namespace parloop::detail {
 
 // What a loop's arguments combine into through maps, without allocating: at most one entry
 // per argument. Staged groups (for a two-level plan) are the distinct (dat, map, mode) among
-// them, in argument order, as the generated kernel numbers them.
+// them, in argument order, as the generated kernel numbers them. The arrays are not cleared:
+// only the first count, spaces and n_groups entries are read.
 struct combined_args {
-  std::array<const map_state*, max_loop_args> maps{};
-  std::array<combined_targets, max_loop_args> through{};
-  std::array<const Set*, max_loop_args> sets{};
-  std::array<staged_group, max_loop_args> groups{};
-  std::array<std::pair<const void*, access>, max_loop_args> group_keys{};  // dat and mode
-  std::array<const map_state*, max_loop_args> group_maps{};
+  std::array<const map_state*, max_loop_args> maps;
+  std::array<combined_targets, max_loop_args> through;
+  std::array<const Set*, max_loop_args> sets;
+  std::array<staged_group, max_loop_args> groups;
+  std::array<std::pair<const void*, access>, max_loop_args> group_keys;  // dat and mode
+  std::array<const map_state*, max_loop_args> group_maps;
   std::size_t count = 0, spaces = 0, n_groups = 0;
   // The widest map combined through: a plan numbers slots in 64 bits.
   int widest = 0;

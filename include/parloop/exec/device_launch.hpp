@@ -29,9 +29,10 @@ namespace parloop::detail {
 inline void enqueue_range(device_backend& device, launcher& l, std::int64_t groups, index_t start, index_t end,
                           std::span<const arg_view> views, const device_buffer* order) {
   // The layout holds data, maps, reduction scratch, the index checks' record and an order or
-  // plan: at most 2n + 3 buffers.
-  std::array<const device_buffer*, 2 * max_loop_args + 3> buffers{};
-  std::array<int, max_loop_args> strides{};
+  // plan: at most 2n + 3 buffers. Left uninitialised: only the first n_buffers and n_strides are
+  // read, and a launch should not clear 1.5 KB it never reads.
+  std::array<const device_buffer*, 2 * max_loop_args + 3> buffers;
+  std::array<int, max_loop_args> strides;
   std::size_t n_buffers = 0, n_partials = 0, n_strides = 0;
   for (const codegen::kernel_buffer& b : l.layout()) {
     const device_buffer* bound = nullptr;

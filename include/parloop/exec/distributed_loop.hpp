@@ -25,6 +25,7 @@
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
+#include "parloop/exec/device_run.hpp"
 #include "parloop/exec/halo.hpp"
 #include "parloop/exec/run_range.hpp"
 #include "parloop/ir/types.hpp"

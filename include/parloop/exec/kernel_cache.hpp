@@ -4,152 +4,66 @@
 // lock, no tracing, no source, no hashing, no allocation. Tracing and compiling run outside the
 // cache's lock, once per key; threads wanting another key do not wait for them. A miss goes down
 // the pipeline (exec/kernel_pipeline.hpp).
+//
+// What a loop's templates call is here; what only the pipeline calls is declared here and
+// defined in kernel_cache_impl.hpp, with what it needs (backends, codegen, the disk cache).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <typeindex>
-#include <utility>
-#include <vector>
 
 #include "parloop/cache/stats.hpp"
-#include "parloop/codegen/kernel_source.hpp"
+#include "parloop/config.hpp"
 #include "parloop/core/conflicts.hpp"
-#include "parloop/core/distribution.hpp"
+#include "parloop/core/function_ref.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/exec/agreement.hpp"
-#include "parloop/exec/device_backend.hpp"
-#include "parloop/exec/kernel_build.hpp"
 #include "parloop/exec/kernel_entry.hpp"
-#include "parloop/exec/kernel_pipeline.hpp"
+#include "parloop/fwd.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
 
 class kernel_cache {
  public:
-  explicit kernel_cache(std::string kernel_name)
-      : store_(std::make_shared<store>()), stats_(make_kernel_stats(std::move(kernel_name))) {}
+  explicit kernel_cache(std::string kernel_name);
   kernel_cache(const kernel_cache&) = delete;
   kernel_cache& operator=(const kernel_cache&) = delete;
 
   // The entry for this signature: the type of the argument pack plus the parameters (which
   // hold what the types do not fix: arities, shared dats and maps). `make` makes the IR on a
   // miss, outside the lock; a thread wanting the same signature meanwhile waits for it.
-  template <class Make>
-  signature_entry& get(std::type_index signature, std::span<const ir::param> params, Make&& make) {
+  signature_entry& get(std::type_index signature, std::span<const ir::param> params, function_ref<ir::kernel()> make) {
     if (signature_entry* e = find(signature, params)) return *e;
-    store& st = *store_;
-    std::unique_lock lock(st.mutex);
-    while (true) {
-      if (signature_entry* e = find(signature, params)) return *e;
-      if (!st.is_tracing(signature, params)) break;
-      st.changed.wait(lock);
-    }
-    st.tracing.push_back({signature, std::vector<ir::param>(params.begin(), params.end())});
-    lock.unlock();
-    std::unique_ptr<signature_entry> made;
-    try {
-      made = std::make_unique<signature_entry>(signature, params, std::make_shared<const ir::kernel>(make()));
-    } catch (...) {
-      lock.lock();
-      st.done_tracing(signature, params);
-      throw;
-    }
-    stats_->traces.fetch_add(1);
-    signature_entry* e = made.get();
-    lock.lock();
-    e->older = st.newest.load(std::memory_order_relaxed);
-    st.entries.push_back(std::move(made));
-    st.newest.store(e, std::memory_order_release);
-    st.done_tracing(signature, params);
-    lock.unlock();
-    if (const ir_observer observer = ir_observer_slot().load()) observer(*e->ir);
-    return *e;
+    return add(signature, params, make);
   }
 
   // The entry's kernel on this backend for this strategy and way of keeping combining writes
   // apart (codegen::options::writes), built on first use: the strategy makes the source and the
   // backend builds it.
   launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s,
-                         conflicts writes = conflicts::atomics) {
-    std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
-    const auto ready = [&](const compiled_kernel* c) {
-      return c != nullptr && c->is(device.id(), s, writes) && c->usable_here();
-    };
-    if (compiled_kernel* c = slot.load(std::memory_order_acquire); ready(c)) {
-      stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-      return *c->loaded;
-    }
-    // Another backend's kernel in the slot (their ids meet modulo its size), or another strategy:
-    // the published list, also without a lock, whatever the number of live backends.
-    for (compiled_kernel* c = e.published.load(std::memory_order_acquire); c != nullptr;
-         c = c->next_published) {
-      if (!ready(c)) continue;
-      slot.store(c, std::memory_order_release);
-      stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-      return *c->loaded;
-    }
-    return find_or_build(e, device, s, writes, slot);
-  }
+                         conflicts writes = conflicts::atomics);
 
   // The launch autotuning chose for this entry on this backend for `key`, or null: found
   // without a lock (a slot, then the published list).
-  const loop_launch* find_tuned(signature_entry& e, const device_backend& device, tuning_key key) const {
-    std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
-    const auto chosen_for = [&](const tuned_launch* t) { return t != nullptr && t->backend == device.id() && t->key == key; };
-    if (const tuned_launch* t = slot.load(std::memory_order_acquire); chosen_for(t)) return &t->chosen;
-    for (const tuned_launch* t = e.tuned_published.load(std::memory_order_acquire); t != nullptr; t = t->next_published) {
-      if (!chosen_for(t)) continue;
-      slot.store(t, std::memory_order_release);
-      return &t->chosen;
-    }
-    return nullptr;
-  }
+  const loop_launch* find_tuned(signature_entry& e, const device_backend& device, tuning_key key) const;
 
   // The launch autotuning chose for this entry on this backend for `key`: after the first call,
   // found without a lock. The first call runs `tune()`, which returns the choice; calls of other
   // threads wait for it (a kernel is tuned once per backend and key). `tune` must not ask this
   // cache for another choice (find_tuned it may).
-  template <class Tune>
-  const loop_launch& tuned(signature_entry& e, device_backend& device, tuning_key key, Tune&& tune) {
-    if (const loop_launch* known = find_tuned(e, device, key)) return *known;
-    std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
-    std::lock_guard lock(store_->tuning);
-    for (const auto& t : e.tuned) {
-      if (t->backend != device.id() || t->key != key) continue;
-      slot.store(t.get(), std::memory_order_release);
-      return t->chosen;
-    }
-    auto made = std::make_unique<tuned_launch>(device.id(), key, tune());
-    made->next_published = e.tuned_published.load(std::memory_order_relaxed);
-    const tuned_launch* t = made.get();
-    e.tuned.push_back(std::move(made));
-    e.tuned_published.store(t, std::memory_order_release);
-    slot.store(t, std::memory_order_release);
-    return t->chosen;
-  }
+  const loop_launch& tuned(signature_entry& e, device_backend& device, tuning_key key, function_ref<loop_launch()> tune);
   // A loop autotuned by timing its candidates (not by a choice found in the disk cache).
   void count_tuning() { stats_->tunings.fetch_add(1); }
 
   // Stores in the disk cache the kernel this entry launched on `device` as `l` (built under
   // trial_builds, so not stored then), where the device keeps a disk cache.
-  void keep_on_disk(signature_entry& e, device_backend& device, const loop_launch& l) {
-    const launcher* held = nullptr;
-    {
-      std::lock_guard lock(store_->mutex);
-      for (const auto& c : e.compiled) {
-        if (c->is(device.id(), l.launch, l.writes)) held = c->loaded.get();
-      }
-    }
-    if (held != nullptr) detail::keep_on_disk(device, *e.ir, l.launch, l.writes, *held);
-  }
+  void keep_on_disk(signature_entry& e, device_backend& device, const loop_launch& l);
 
   // A par_loop call that ran (on any backend; an empty range too).
   void count_launch() { stats_->launches.fetch_add(1, std::memory_order_relaxed); }
@@ -160,15 +74,7 @@ class kernel_cache {
   }
 
   // Launchers kept now: one per signature, backend and strategy used, until its runtime closes.
-  std::size_t launchers() const {
-    std::lock_guard lock(store_->mutex);
-    std::size_t n = 0;
-    for (const auto& e : store_->entries) {
-      n += static_cast<std::size_t>(std::count_if(e->compiled.begin(), e->compiled.end(),
-                                                  [](const auto& c) { return c->loaded != nullptr; }));
-    }
-    return n;
-  }
+  std::size_t launchers() const;
 
   const kernel_stats& stats() const { return *stats_; }
   std::uint64_t traces() const { return stats_->traces.load(); }
@@ -178,113 +84,33 @@ class kernel_cache {
   std::uint64_t launches() const { return stats_->launches.load(); }
   // Launchers made from another rank's kernel instead of compiling (distributed loops).
   std::uint64_t received() const { return stats_->received.load(); }
-  // Loops autotuned by timing their candidates.
+  // Loops autotuned by timing its candidates.
   std::uint64_t tunings() const { return stats_->tunings.load(); }
 
  private:
-  struct store final : launcher_owner {
-    struct key {
-      std::type_index signature;
-      std::vector<ir::param> params;
-    };
-
-    bool is_tracing(std::type_index signature, std::span<const ir::param> params) const {
-      return std::any_of(tracing.begin(), tracing.end(), [&](const key& k) { return k.signature == signature && std::ranges::equal(k.params, params); });
-    }
-    void done_tracing(std::type_index signature, std::span<const ir::param> params) {
-      std::erase_if(tracing, [&](const key& k) { return k.signature == signature && std::ranges::equal(k.params, params); });
-      changed.notify_all();
-    }
-
-    // A closed backend's kernels are released; their records stay (a slot may still point at
-    // one) until the kernel goes.
-    void drop(std::uint64_t backend_id) override {
-      std::lock_guard lock(mutex);
-      for (const auto& e : entries) {
-        for (auto& c : e->compiled) {
-          if (c->backend != backend_id) continue;
-          c->loaded.reset();
-          retired.push_back(std::move(c));
-        }
-        std::erase(e->compiled, nullptr);
-      }
-    }
-
-    std::mutex mutex;
-    std::condition_variable changed;
-    // Held while a loop of this kernel is autotuned, which takes `mutex` to build its candidates:
-    // never taken while `mutex` is held.
-    std::mutex tuning;
-    std::atomic<signature_entry*> newest{nullptr};
-    std::vector<std::unique_ptr<signature_entry>> entries;
-    std::vector<key> tracing;
-    std::vector<std::unique_ptr<compiled_kernel>> retired;
-  };
+  // The entries, the kernels built from them and the locks: kept by a shared pointer, since a
+  // backend that closes drops its kernels through it (launcher_owner).
+  struct store;
 
   signature_entry* find(std::type_index signature, std::span<const ir::param> params) const {
-    for (signature_entry* e = store_->newest.load(std::memory_order_acquire); e != nullptr; e = e->older) {
+    for (signature_entry* e = newest_.load(std::memory_order_acquire); e != nullptr; e = e->older) {
       if (e->signature == signature && std::ranges::equal(e->params, params)) return e;
     }
     return nullptr;
   }
-
+  // Traces a signature not found (or waits for the thread tracing it).
+  signature_entry& add(std::type_index signature, std::span<const ir::param> params, function_ref<ir::kernel()> make);
   launcher& find_or_build(signature_entry& e, device_backend& device, const strategy& s, conflicts writes,
-                          std::atomic<compiled_kernel*>& slot) {
-    store& st = *store_;
-    const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) { return c->is(device.id(), s, writes); };
-    rank_link* const link = agreeing_on::link();
-    std::unique_lock lock(st.mutex);
-    while (true) {
-      const auto it = std::find_if(e.compiled.begin(), e.compiled.end(), matches);
-      if (it == e.compiled.end()) break;
-      compiled_kernel* c = it->get();
-      if (c->loaded != nullptr) {
-        if (link != nullptr) {
-          if (!c->agreed_on(*link)) {
-            // Held, but not agreed on over this link yet: this rank takes part as one that has
-            // it. (A distributed loop runs on one thread per rank, and a loaded kernel stays
-            // while its backend is open: the lock need not be held meanwhile.)
-            const launcher& held = *c->loaded;
-            lock.unlock();
-            const codegen::kernel_source source = source_for(*e.ir, device, s, writes);
-            static_cast<void>(agree(*link, device, source, material_of(device, source), e.ir->name, *stats_, &held));
-            lock.lock();
-          }
-          c->mark_agreed(*link);
-        }
-        stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-        stats_->locked_hits.fetch_add(1, std::memory_order_relaxed);
-        slot.store(c, std::memory_order_release);
-        return *c->loaded;
-      }
-      st.changed.wait(lock);
-    }
-    e.compiled.push_back(std::make_unique<compiled_kernel>(device.id(), s, writes));
-    compiled_kernel* c = e.compiled.back().get();
-    lock.unlock();
-    std::unique_ptr<launcher> loaded;
-    try {
-      loaded = build_or_load(device, source_for(*e.ir, device, s, writes), e.ir->name, *stats_);
-      if (codegen::checks_indices(*e.ir, device.codegen_options())) device.index_errors().name(e.ir->name);
-      device.adopt(store_);
-    } catch (...) {
-      lock.lock();
-      std::erase_if(e.compiled, [c](const std::unique_ptr<compiled_kernel>& x) { return x.get() == c; });
-      st.changed.notify_all();
-      throw;
-    }
-    lock.lock();
-    c->loaded = std::move(loaded);
-    if (link != nullptr) c->mark_agreed(*link);
-    c->next_published = e.published.load(std::memory_order_relaxed);
-    e.published.store(c, std::memory_order_release);
-    slot.store(c, std::memory_order_release);
-    st.changed.notify_all();
-    return *c->loaded;
-  }
+                          std::atomic<compiled_kernel*>& slot);
 
   std::shared_ptr<store> store_;
+  // The newest entry: readers walk the list from it without a lock.
+  std::atomic<signature_entry*> newest_{nullptr};
   const std::shared_ptr<kernel_stats> stats_;
 };
 
 }  // namespace parloop::detail
+
+#if !PARLOOP_COMPILED
+#include "parloop/exec/kernel_cache_impl.hpp"
+#endif

@@ -17,10 +17,13 @@
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/exec/device_backend.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
+
+// A backend's compiled kernel (exec/device_backend.hpp): held here, built and destroyed only by
+// the pipeline, which sees its definition.
+class launcher;
 
 // Called with every IR made for the first time (tests compile each one with the real device
 // compilers this way). Set before kernels run; null for none.
@@ -34,7 +37,8 @@ inline void set_ir_observer(ir_observer observer) { ir_observer_slot().store(obs
 // One signature's kernel built on one backend for one strategy and way of keeping combining
 // writes apart.
 struct compiled_kernel {
-  compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c) : backend(backend_id), launch(s), writes(c) {}
+  // Made, and destroyed, by the pipeline alone (kernel_cache_impl.hpp), which sees `launcher`.
+  compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c);
   // Whether it is the kernel compiled on that backend, launched so.
   bool is(std::uint64_t backend_id, const strategy& s, conflicts c) const {
     return backend == backend_id && writes == c && launch == s;
@@ -96,8 +100,8 @@ struct tuned_launch {
 };
 
 struct signature_entry {
-  signature_entry(std::type_index sig, std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced)
-      : signature(sig), params(p.begin(), p.end()), ir(std::move(traced)) {}
+  // Made, and destroyed, by the kernel cache (kernel_cache_impl.hpp).
+  signature_entry(std::type_index sig, std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced);
 
   const std::type_index signature;
   const std::vector<ir::param> params;

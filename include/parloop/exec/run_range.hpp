@@ -14,8 +14,7 @@
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/autotune.hpp"
-#include "parloop/exec/device_launch.hpp"
+#include "parloop/exec/device_run.hpp"
 #include "parloop/exec/host_launch.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/source_kernel.hpp"
@@ -87,10 +86,7 @@ void run_range(const K& k, const Set& set, const loop_choice& how, range r, cons
       kernel_ir(k, args...);
       run_on_host(k, r, args...);
     } else {
-      device_backend& device = *rt.state()->backend;
-      signature_entry& entry = k.entry(args...);
-      const loop_launch launch = how.tune ? autotuned(device, k.cache(), entry, how.named, r, views) : how.named;
-      launch_on_device(device, k.cache(), entry, launch, r, views);
+      run_on_device(*rt.state()->backend, k.cache(), k.entry(args...), how.named, how.tune, r, views);
     }
   };
   if (!stats_enabled()) {
@@ -100,7 +96,7 @@ void run_range(const K& k, const Set& set, const loop_choice& how, range r, cons
   // A call's time is to its end on the device: timed calls do not overlap.
   const auto start = std::chrono::steady_clock::now();
   run();
-  if (rt.kind() != backend_kind::host) rt.state()->backend->synchronize();
+  if (rt.kind() != backend_kind::host) wait_for(*rt.state()->backend);
   k.cache().count_run(nanoseconds_since(start), declared_bytes(r, views));
 }
 

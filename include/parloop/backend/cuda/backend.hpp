@@ -145,12 +145,3 @@ inline std::string open(parloop::detail::runtime_state& state) {
 
 }  // namespace detail
 }  // namespace parloop::backend::cuda
-
-namespace parloop::detail {
-// Found by Runtime through a weak reference (core/runtime.hpp); `used`, so that every
-// translation unit that includes this header emits it.
-[[gnu::used]] inline const backend_entry* cuda_backend_entry() {
-  static constexpr backend_entry entry{&backend::cuda::detail::status, &backend::cuda::detail::open};
-  return &entry;
-}
-}  // namespace parloop::detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The OpenCL backend: the device the environment selects, its memory, building generated
-// source into a kernel record and a launcher, and loading a record. Including this header
-// makes the backend available to every Runtime of the program.
+// source into a kernel record and a launcher, and loading a record. Runtime finds it
+// through entry.hpp.
 #pragma once
 
 #include <memory>
@@ -160,12 +160,3 @@ inline std::string open(parloop::detail::runtime_state& state) {
 
 }  // namespace detail
 }  // namespace parloop::backend::opencl
-
-namespace parloop::detail {
-// Found by Runtime through a weak reference (core/runtime.hpp); `used`, so that every
-// translation unit that includes this header emits it.
-[[gnu::used]] inline const backend_entry* opencl_backend_entry() {
-  static constexpr backend_entry entry{&backend::opencl::detail::status, &backend::opencl::detail::open};
-  return &entry;
-}
-}  // namespace parloop::detail

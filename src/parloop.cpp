@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+// The compiled library (PARLOOP_COMPILED): the definitions that the headers leave out of a
+// program that links it, compiled here once.
+#include "parloop/exec/device_run_impl.hpp"
+#include "parloop/exec/kernel_cache_impl.hpp"
