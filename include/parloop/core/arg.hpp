@@ -34,8 +34,8 @@ inline constexpr std::size_t max_loop_args = 64;
 
 // One argument with its types erased.
 struct arg_view {
-  mirrored_array* data;  // the dat's or global's values
-  const void* owner;     // its array_state: which dat or global it is
+  mirrored_array* data;      // the dat's or global's values
+  const array_base* owner;   // which dat or global it is, its runtime, set and name
   map_state* map;        // null unless through a map
   access mode;
   arg_kind kind;

@@ -27,33 +27,39 @@ namespace detail {
 template <class T>
 struct halo_parts;
 
+// What a dat or global is whatever its type: what the checks below par_loop read through an
+// argument's view (core/arg.hpp).
+struct array_base {
+  array_base(Runtime rt, std::optional<Set> on, std::string array_name)
+      : runtime(std::move(rt)), set(std::move(on)), name(std::move(array_name)) {}
+  array_base(const array_base&) = delete;
+  array_base& operator=(const array_base&) = delete;
+
+  Runtime runtime;
+  std::optional<Set> set;  // empty for a Global
+  std::string name;
+  // On a distributed set: whether the halo holds its owners' current values. Every rank makes the
+  // same calls, so every rank keeps it alike, and all decide alike whether to exchange.
+  bool halo_current = false;
+};
+
 template <class T>
-struct array_state {
+struct array_state : array_base {
   // `dim` values per element of `on` (a Global has no set).
   array_state(Runtime rt, std::optional<Set> on, std::vector<T> init, std::string array_name, int dim = 1)
-      : runtime(std::move(rt)),
-        set(std::move(on)),
+      : array_base(std::move(rt), std::move(on), std::move(array_name)),
         host(std::move(init)),
-        name(std::move(array_name)),
         array(host.data(), host.size() * sizeof(T), runtime.state()->transfers,
               set ? shape_under(runtime.state()->dats, static_cast<std::size_t>(set->size()), static_cast<std::size_t>(dim),
                                 sizeof(T))
                   : component_shape{}) {}
-  array_state(const array_state&) = delete;
-  array_state& operator=(const array_state&) = delete;
 
   // Null on the host backend.
   device_memory* device() const { return runtime.state()->memory; }
 
-  Runtime runtime;
-  std::optional<Set> set;  // empty for a Global
   std::vector<T> host;
-  std::string name;
   mirrored_array array;
 
-  // On a distributed set: whether the halo holds its owners' current values. Every rank makes the
-  // same calls, so every rank keeps it alike, and all decide alike whether to exchange.
-  bool halo_current = false;
   // What its halo exchanges (a dat) or its reductions over an exec halo (a global) use: made at
   // the first (exec/halo.hpp).
   std::unique_ptr<halo_parts<T>> halo;

@@ -4,7 +4,6 @@
 // except where it is safe by construction.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -30,10 +29,10 @@ inline bool may_share(const ir::param& a, const ir::param& b) {
 }
 }  // namespace detail
 
-// Runs once per argument signature (the sharing of dats and maps is part of it).
-template <class... Args>
-void check_aliasing(const std::string& kernel, std::span<const ir::param> params, const Args&... args) {
-  const std::array<const std::string*, sizeof...(Args)> names{&args.data->name...};
+// Runs once per argument signature (the sharing of dats and maps is part of it); `args` are
+// the arguments' views, in the order of `params`.
+inline void check_aliasing(const std::string& kernel, std::span<const ir::param> params,
+                           std::span<const parloop::detail::arg_view> args) {
   for (std::size_t j = 0; j < params.size(); ++j) {
     for (std::size_t i = 0; i < j; ++i) {
       const ir::param& a = params[i];
@@ -44,7 +43,7 @@ void check_aliasing(const std::string& kernel, std::span<const ir::param> params
           "device would give different answers. Pass it once (pl::RW reads and writes it), or only through maps "
           "with every use pl::INC (or every use pl::MIN, or pl::MAX)",
           kernel, i, access_name(a.mode), j, access_name(b.mode), a.kind == arg_kind::global ? "global" : "dat",
-          *names[i], is_modified(a.mode) && is_modified(b.mode) ? "each" : "one"));
+          args[i].owner->name, is_modified(a.mode) && is_modified(b.mode) ? "each" : "one"));
     }
   }
 }

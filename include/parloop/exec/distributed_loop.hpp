@@ -205,7 +205,8 @@ void run_distributed(const K& k, const Set& set, const loop_choice& how, range r
   bool checked = true;
   std::string refusal;
   try {
-    check_loop(k.name(), set, range{0, end}, args...);
+    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+    check_loop(k.name(), set, range{0, end}, views);
   } catch (const argument_error& e) {
     if constexpr (!(writes_one_at_a_time<Args> || ...)) throw;
     checked = false;

@@ -2,6 +2,7 @@
 // pl::kernel: a named kernel lambda and what has been traced from it.
 #pragma once
 
+#include <array>
 #include <cctype>
 #include <cstddef>
 #include <memory>
@@ -90,7 +91,8 @@ template <class Make, class... Args>
 signature_entry& signature_entry_of(kernel_cache& cache, const std::string& name, Make&& make, const Args&... args) {
   const auto params = dsl::params_of(args...);
   return cache.get(typeid(std::tuple<Args...>), params, [&] {
-    dsl::check_aliasing(name, params, args...);
+    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+    dsl::check_aliasing(name, params, views);
     return make(params);
   });
 }

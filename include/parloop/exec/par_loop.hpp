@@ -2,6 +2,7 @@
 // par_loop: apply a kernel to every element of a set (or of a range of it).
 #pragma once
 
+#include <array>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -208,7 +209,8 @@ void run_checked(const K& k, const Set& set, const loop_choice& how, range r, co
   if (const set_distribution* d = set.distribution()) {
     run_distributed(k, set, how, r, *d, args...);
   } else {
-    check_loop(k.name(), set, r, args...);
+    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+    check_loop(k.name(), set, r, views);
     if (set.runtime().checks_traces()) check_trace(k, args...);
     run_range(k, set, how, r, args...);
   }
