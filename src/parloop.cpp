@@ -3,3 +3,4 @@
 // program that links it, compiled here once.
 #include "parloop/exec/device_run_impl.hpp"
 #include "parloop/exec/kernel_cache_impl.hpp"
+#include "parloop/exec/loop_call_impl.hpp"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <parloop/exec/halo.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"
@@ -379,6 +380,36 @@ TEST_CASE("kernel_from_source replaces its #include lines by the files, found wh
   write("other/math.h", "MY_MATH\n");
   CHECK(pl::kernel_from_source("f", "#include <math.h>\nvoid f(double* x) {}", path).source().find("MY_MATH") !=
         std::string::npos);
+}
+
+}  // namespace test_dsl
+
+namespace test_dsl {
+
+// A halo's copy is one kernel for every type and dimension, its IR built from its parameters:
+// the same IR (so the same source and disk cache entry) as the lambda it replaces traces.
+template <class T, int Dim>
+void check_halo_copy_ir() {
+  const pl::Runtime rt = host();
+  const pl::Set over(rt, 3), on(rt, 5);
+  const pl::Map m(over, on, 1, std::vector<int>{4, 0, 2});
+  pl::Dat<T, Dim> sent(over), dat(on);
+  const auto lambda = pl::kernel("parloop_halo_copy", [](auto to, auto from) {
+    for (int c = 0; c < Dim; ++c) to[c] = from[c];
+  });
+  const auto check = [&](const auto& to, const auto& from) {
+    const auto params = pl::dsl::params_of(to, from);
+    CHECK(pl::detail::halo_copy_ir("parloop_halo_copy", params) == lambda.trace(to, from));
+  };
+  check(sent(pl::WRITE), dat(pl::READ, m, 0));
+  check(dat(pl::WRITE, m, 0), sent(pl::READ));
+}
+
+TEST_CASE("a halo's copy builds the IR its lambda traces, for any type and dimension", "[dsl][halo]") {
+  check_halo_copy_ir<double, 4>();
+  check_halo_copy_ir<float, 1>();
+  check_halo_copy_ir<std::int32_t, 3>();
+  check_halo_copy_ir<std::int64_t, 2>();
 }
 
 }  // namespace test_dsl

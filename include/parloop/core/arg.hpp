@@ -32,10 +32,15 @@ namespace detail {
 // arrays of this size, so that a warm launch allocates nothing.
 inline constexpr std::size_t max_loop_args = 64;
 
+template <class A>
+inline constexpr bool is_loop_arg = false;
+template <class T, int Dim, access Mode, arg_kind Kind>
+inline constexpr bool is_loop_arg<arg<T, Dim, Mode, Kind>> = true;
+
 // One argument with its types erased.
 struct arg_view {
   mirrored_array* data;      // the dat's or global's values
-  const array_base* owner;   // which dat or global it is, its runtime, set and name
+  array_base* owner;         // which dat or global it is: its runtime, set, name and halo
   map_state* map;        // null unless through a map
   access mode;
   arg_kind kind;

@@ -24,16 +24,18 @@ inline constexpr bool is_data_scalar = std::is_same_v<T, float> || std::is_same_
 
 namespace detail {
 
-template <class T>
 struct halo_parts;
 
-// What a dat or global is whatever its type: what the checks below par_loop read through an
+// What a dat or global is whatever its type: what the code below par_loop reaches through an
 // argument's view (core/arg.hpp).
 struct array_base {
-  array_base(Runtime rt, std::optional<Set> on, std::string array_name)
-      : runtime(std::move(rt)), set(std::move(on)), name(std::move(array_name)) {}
+  array_base(Runtime rt, std::optional<Set> on, std::string array_name);
   array_base(const array_base&) = delete;
   array_base& operator=(const array_base&) = delete;
+  ~array_base();
+
+  // Null on the host backend.
+  device_memory* device() const { return runtime.state()->memory; }
 
   Runtime runtime;
   std::optional<Set> set;  // empty for a Global
@@ -41,7 +43,16 @@ struct array_base {
   // On a distributed set: whether the halo holds its owners' current values. Every rank makes the
   // same calls, so every rank keeps it alike, and all decide alike whether to exchange.
   bool halo_current = false;
+  // What its halo exchanges use, made at the first (exec/halo.hpp).
+  std::unique_ptr<halo_parts> halo;
 };
+
+// The device copy's shape of `dim` values of `scalar` bytes per element of `on` (a Global's has
+// none).
+inline component_shape shape_of(const Runtime& rt, const std::optional<Set>& on, int dim, std::size_t scalar) {
+  return on ? shape_under(rt.state()->dats, static_cast<std::size_t>(on->size()), static_cast<std::size_t>(dim), scalar)
+            : component_shape{};
+}
 
 template <class T>
 struct array_state : array_base {
@@ -49,34 +60,38 @@ struct array_state : array_base {
   array_state(Runtime rt, std::optional<Set> on, std::vector<T> init, std::string array_name, int dim = 1)
       : array_base(std::move(rt), std::move(on), std::move(array_name)),
         host(std::move(init)),
-        array(host.data(), host.size() * sizeof(T), runtime.state()->transfers,
-              set ? shape_under(runtime.state()->dats, static_cast<std::size_t>(set->size()), static_cast<std::size_t>(dim),
-                                sizeof(T))
-                  : component_shape{}) {}
-
-  // Null on the host backend.
-  device_memory* device() const { return runtime.state()->memory; }
+        array(host.data(), host.size() * sizeof(T), runtime.state()->transfers, shape_of(runtime, set, dim, sizeof(T))) {}
 
   std::vector<T> host;
   mirrored_array array;
-
-  // What its halo exchanges (a dat) or its reductions over an exec halo (a global) use: made at
-  // the first (exec/halo.hpp).
-  std::unique_ptr<halo_parts<T>> halo;
 };
 
-template <class T>
+// Values of a type known at run time only, `dim` of `scalar` bytes per element of `on`: a halo's
+// buffers, which plain code makes for a dat of any type.
+struct byte_array : array_base {
+  byte_array(Runtime rt, Set on, int dim, std::size_t scalar, std::string array_name)
+      : array_base(std::move(rt), on, std::move(array_name)),
+        host(static_cast<std::size_t>(on.size()) * static_cast<std::size_t>(dim) * scalar),
+        array(host.data(), host.size(), runtime.state()->transfers, shape_of(runtime, set, dim, scalar)) {}
+
+  // Allocated by new: aligned for every scalar type.
+  std::vector<std::byte> host;
+  mirrored_array array;
+};
+
+// A dat's halo exchange: the owned values other ranks import, gathered into `sent` (on a set of
+// its own, through a map to the dat's set), and the halo's values scattered from `received`.
 struct halo_parts {
-  // A dat's exchange: the owned values other ranks import, gathered into `sent` (on a set of its
-  // own, through a map to the dat's set), and the halo's values scattered from `received`.
   std::shared_ptr<map_state> exports, imports;
-  std::unique_ptr<array_state<T>> sent, received;
+  std::unique_ptr<byte_array> sent, received;
   // Where each neighbour's part of `sent` and `received` starts, in bytes.
   std::vector<std::size_t> sent_offsets, received_offsets;
-  // A global's INC over the exec halo: those elements are counted by the ranks that own them, so
-  // what they add goes here and is dropped.
-  std::unique_ptr<array_state<T>> dropped;
 };
+
+inline array_base::array_base(Runtime rt, std::optional<Set> on, std::string array_name)
+    : runtime(std::move(rt)), set(std::move(on)), name(std::move(array_name)) {}
+// Here, where halo_parts is whole.
+inline array_base::~array_base() = default;
 
 }  // namespace detail
 }  // namespace parloop

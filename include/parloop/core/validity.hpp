@@ -86,6 +86,8 @@ class mirrored_array {
 
   validity valid() const { return valid_; }
   std::size_t bytes() const { return bytes_; }
+  // The host copy, as it is: ensure_host first to read it, host_written or host_overwritten to write it.
+  std::byte* host_bytes() const { return static_cast<std::byte*>(host_); }
   // How many elements apart the device copy's components lie; 0 where it is kept as the host's.
   std::size_t component_stride() const { return shape_.stride; }
   const device_buffer* buffer() const { return buffer_.get(); }

@@ -6,18 +6,17 @@
 #include <cctype>
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
-#include <typeindex>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "parloop/dsl/aliasing.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/loop_call.hpp"
 #include "parloop/ir/builder.hpp"
 #include "parloop/ir/kernel.hpp"
 
@@ -85,18 +84,6 @@ inline void check_source_kernel_name(const std::string& name) {
   }
 }
 
-// The entry of the signature of `args` in `cache`: on first use, the arguments' aliasing is
-// checked and `make(params)` makes its IR. Kernels and kernels from source alike.
-template <class Make, class... Args>
-signature_entry& signature_entry_of(kernel_cache& cache, const std::string& name, Make&& make, const Args&... args) {
-  const auto params = dsl::params_of(args...);
-  return cache.get(typeid(std::tuple<Args...>), params, [&] {
-    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
-    dsl::check_aliasing(name, params, views);
-    return make(params);
-  });
-}
-
 template <class F>
 struct kernel_state {
   kernel_state(std::string kernel_name, F kernel_fn)
@@ -136,11 +123,16 @@ class Kernel {
     return entry(args...).ir;
   }
 
+  // Its entry in the kernel's cache for these arguments: found, or traced.
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
-    return detail::signature_entry_of(
-        state_->cache, state_->name, [&](const auto&) { return dsl::trace(state_->name, state_->fn, args...); },
-        args...);
+    const std::array<detail::arg_view, sizeof...(Args)> views{detail::view_of(args)...};
+    return detail::entry_of(state_->cache, state_->name, views, [&](std::span<const ir::param>) { return trace(args...); });
+  }
+  // The lambda traced with these arguments.
+  template <class... Args>
+  ir::kernel trace(const Args&... args) const {
+    return dsl::trace(state_->name, state_->fn, args...);
   }
   detail::kernel_cache& cache() const { return state_->cache; }
 
@@ -154,3 +146,7 @@ Kernel<F> kernel(std::string name, F fn) {
 }
 
 }  // namespace parloop
+
+#if !PARLOOP_COMPILED
+#include "parloop/exec/loop_call_impl.hpp"
+#endif

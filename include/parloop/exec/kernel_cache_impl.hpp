@@ -11,7 +11,6 @@
 #include <mutex>
 #include <span>
 #include <string>
-#include <typeindex>
 #include <utility>
 #include <vector>
 
@@ -32,16 +31,11 @@
 namespace parloop::detail {
 
 struct kernel_cache::store final : launcher_owner {
-  struct key {
-    std::type_index signature;
-    std::vector<ir::param> params;
-  };
-
-  bool is_tracing(std::type_index signature, std::span<const ir::param> params) const {
-    return std::any_of(tracing.begin(), tracing.end(), [&](const key& k) { return k.signature == signature && std::ranges::equal(k.params, params); });
+  bool is_tracing(std::span<const ir::param> params) const {
+    return std::any_of(tracing.begin(), tracing.end(), [&](const auto& k) { return std::ranges::equal(k, params); });
   }
-  void done_tracing(std::type_index signature, std::span<const ir::param> params) {
-    std::erase_if(tracing, [&](const key& k) { return k.signature == signature && std::ranges::equal(k.params, params); });
+  void done_tracing(std::span<const ir::param> params) {
+    std::erase_if(tracing, [&](const auto& k) { return std::ranges::equal(k, params); });
     changed.notify_all();
   }
 
@@ -65,37 +59,36 @@ struct kernel_cache::store final : launcher_owner {
   // never taken while `mutex` is held.
   std::mutex tuning;
   std::vector<std::unique_ptr<signature_entry>> entries;
-  std::vector<key> tracing;
+  // The signatures being traced, by their parameters.
+  std::vector<std::vector<ir::param>> tracing;
   std::vector<std::unique_ptr<compiled_kernel>> retired;
 };
 
 PARLOOP_FUNC compiled_kernel::compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c)
     : backend(backend_id), launch(s), writes(c) {}
 
-PARLOOP_FUNC signature_entry::signature_entry(std::type_index sig, std::span<const ir::param> p,
-                                              std::shared_ptr<const ir::kernel> traced)
-    : signature(sig), params(p.begin(), p.end()), ir(std::move(traced)) {}
+PARLOOP_FUNC signature_entry::signature_entry(std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced)
+    : params(p.begin(), p.end()), ir(std::move(traced)) {}
 
 PARLOOP_FUNC kernel_cache::kernel_cache(std::string kernel_name)
     : store_(std::make_shared<store>()), stats_(make_kernel_stats(std::move(kernel_name))) {}
 
-PARLOOP_FUNC signature_entry& kernel_cache::add(std::type_index signature, std::span<const ir::param> params,
-                                                function_ref<ir::kernel()> make) {
+PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> params, function_ref<ir::kernel()> make) {
   store& st = *store_;
   std::unique_lock lock(st.mutex);
   while (true) {
-    if (signature_entry* e = find(signature, params)) return *e;
-    if (!st.is_tracing(signature, params)) break;
+    if (signature_entry* e = find(params)) return *e;
+    if (!st.is_tracing(params)) break;
     st.changed.wait(lock);
   }
-  st.tracing.push_back({signature, std::vector<ir::param>(params.begin(), params.end())});
+  st.tracing.emplace_back(params.begin(), params.end());
   lock.unlock();
   std::unique_ptr<signature_entry> made;
   try {
-    made = std::make_unique<signature_entry>(signature, params, std::make_shared<const ir::kernel>(make()));
+    made = std::make_unique<signature_entry>(params, std::make_shared<const ir::kernel>(make()));
   } catch (...) {
     lock.lock();
-    st.done_tracing(signature, params);
+    st.done_tracing(params);
     throw;
   }
   stats_->traces.fetch_add(1);
@@ -104,7 +97,7 @@ PARLOOP_FUNC signature_entry& kernel_cache::add(std::type_index signature, std::
   e->older = newest_.load(std::memory_order_relaxed);
   st.entries.push_back(std::move(made));
   newest_.store(e, std::memory_order_release);
-  st.done_tracing(signature, params);
+  st.done_tracing(params);
   lock.unlock();
   if (const ir_observer observer = ir_observer_slot().load()) observer(*e->ir);
   return *e;

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <typeindex>
 #include <utility>
 #include <vector>
 
@@ -101,9 +100,8 @@ struct tuned_launch {
 
 struct signature_entry {
   // Made, and destroyed, by the kernel cache (kernel_cache_impl.hpp).
-  signature_entry(std::type_index sig, std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced);
+  signature_entry(std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced);
 
-  const std::type_index signature;
   const std::vector<ir::param> params;
   const std::shared_ptr<const ir::kernel> ir;
   // The kernel last launched from this entry on each of a few backends (by id), read without a

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "parloop/core/arg.hpp"
 #include "parloop/core/autotune.hpp"
@@ -14,20 +17,15 @@
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/exec/check.hpp"
-#include "parloop/exec/distributed_loop.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/host_launch.hpp"
 #include "parloop/exec/kernel.hpp"
-#include "parloop/exec/run_range.hpp"
+#include "parloop/exec/loop_call.hpp"
 #include "parloop/exec/source_kernel.hpp"
 
 namespace parloop {
 
 namespace detail {
-template <class A>
-inline constexpr bool is_loop_arg = false;
-template <class T, int Dim, access Mode, arg_kind Kind>
-inline constexpr bool is_loop_arg<arg<T, Dim, Mode, Kind>> = true;
-
 // A global reduced into (INC, MIN, MAX): loops with one take the runtime's reduction strategy.
 template <class A>
 inline constexpr bool is_reduction = false;
@@ -177,8 +175,10 @@ constexpr bool check_options() {
 // what remains are the loop's arguments. Declared first, so that each overload sees the others.
 template <class K, class... Args>
 void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&... args);
-template <class K, class... Args>
-void run_checked(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args);
+template <class F, class... Args>
+void run_checked(const Kernel<F>& k, const Set& set, const loop_choice& how, range r, const Args&... args);
+template <class... Args>
+void run_checked(const SourceKernel& k, const Set& set, const loop_choice& how, range r, const Args&... args);
 template <class K, class S, class... Rest>
   requires is_strategy<S>
 void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, const Rest&... rest);
@@ -202,19 +202,28 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&.
   }
 }
 
-template <class K, class... Args>
-void run_checked(const K& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
-  // The same strategies are refused on every backend, the host included.
-  check_strategy(how.named.launch);
-  if (const set_distribution* d = set.distribution()) {
-    run_distributed(k, set, how, r, *d, args...);
-  } else {
-    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
-    check_loop(k.name(), set, r, views);
-    if (set.runtime().checks_traces()) check_trace(k, args...);
-    run_range(k, set, how, r, args...);
-  }
-  k.cache().count_launch();
+// The arguments' types end here: below, the call's views and the kernel's callbacks.
+template <class F, class... Args>
+void run_checked(const Kernel<F>& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
+  const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+  const auto trace = [&](std::span<const ir::param>) { return k.trace(args...); };
+  const auto on_host = [&](range part) {
+    // What the lambda throws while it runs (a computed index out of range) names the kernel, as
+    // a device's report of it does.
+    try {
+      launch_on_host(k.function(), part, args...);
+    } catch (const trace_error& e) {
+      throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
+    }
+  };
+  run_call({k.name(), k.cache(), set, how, r, views, {trace, on_host, true}});
+}
+template <class... Args>
+void run_checked(const SourceKernel& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
+  const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+  const auto source = [&](std::span<const ir::param> params) { return k.ir_for(params); };
+  const auto on_host = [&](range) { k.refuse_host(); };
+  run_call({k.name(), k.cache(), set, how, r, views, {source, on_host, false}});
 }
 
 template <class K, class S, class... Rest>

@@ -3,7 +3,9 @@
 // PyOP2 codes. It gets the same wrapper, gathers and scatters as a traced kernel.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -11,6 +13,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/loop_call.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop {
@@ -50,16 +53,21 @@ class SourceKernel {
 
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
-    return detail::signature_entry_of(
-        state_->cache, state_->name,
-        [&](const auto& params) {
-          ir::kernel k;
-          k.name = state_->name;
-          k.params.assign(params.begin(), params.end());
-          k.raw_source = state_->source;
-          return k;
-        },
-        args...);
+    const std::array<detail::arg_view, sizeof...(Args)> views{detail::view_of(args)...};
+    return detail::entry_of(state_->cache, state_->name, views, [&](std::span<const ir::param> p) { return ir_for(p); });
+  }
+  // Its IR for these parameters: the source, to be called with them.
+  ir::kernel ir_for(std::span<const ir::param> params) const {
+    ir::kernel k;
+    k.name = state_->name;
+    k.params.assign(params.begin(), params.end());
+    k.raw_source = state_->source;
+    return k;
+  }
+  [[noreturn]] void refuse_host() const {
+    throw backend_unavailable("kernel '" + state_->name +
+                              "' is C source: it needs a device backend (PARLOOP_BACKEND=opencl or cuda); the host "
+                              "backend runs pl::kernel lambdas");
   }
   detail::kernel_cache& cache() const { return state_->cache; }
   std::uint64_t compiles() const { return state_->cache.compiles(); }

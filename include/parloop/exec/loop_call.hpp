@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// A par_loop call with its types erased: par_loop's templates check what the compiler can,
+// then hand this down. Everything below it -- the checks, the kernel's signature, tracing and
+// cache, the launch on any backend, distributed loops and their halos -- is plain code over the
+// arguments' views, defined in loop_call_impl.hpp: compiled once into the library under
+// PARLOOP_COMPILED, else included by exec/kernel.hpp, which every caller includes (the code
+// below includes this header for the types alone, so it includes no definitions).
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "parloop/config.hpp"
+#include "parloop/core/arg.hpp"
+#include "parloop/core/function_ref.hpp"
+#include "parloop/core/range.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/kernel_entry.hpp"
+#include "parloop/ir/kernel.hpp"
+
+namespace parloop::detail {
+
+// How a call launches: the strategy and conflicts it names (or the runtime's defaults), and
+// whether its launch is autotuned instead.
+struct loop_choice {
+  loop_launch named;
+  bool tune = false;
+  // Whether the call names a range (a loop over a distributed set takes none).
+  bool ranged = false;
+};
+
+// What only the kernel's own type can do, passed down as callbacks: a parameter's members, so
+// they live as long as the par_loop call that made them.
+struct kernel_callbacks {
+  // The kernel's IR for these parameters: traced from the lambda, or made around C source.
+  function_ref<ir::kernel(std::span<const ir::param>)> make_ir;
+  // Runs the kernel over a range on the host (a kernel from source refuses).
+  function_ref<void(range)> run_on_host;
+  // Whether make_ir traces a lambda, whose trace may change (Runtime::checks_traces).
+  bool traced;
+};
+
+struct loop_call {
+  const std::string& kernel;
+  kernel_cache& kernels;
+  const Set& set;
+  loop_choice how;
+  range r;
+  std::span<const arg_view> views;
+  kernel_callbacks callbacks;
+};
+
+// The entry of the kernel `name` in `kernels` for the signature of `views`: found, or made by
+// make_ir once its aliasing is checked.
+PARLOOP_FUNC signature_entry& entry_of(kernel_cache& kernels, const std::string& name, std::span<const arg_view> views,
+                                       function_ref<ir::kernel(std::span<const ir::param>)> make_ir);
+
+// Checks and runs the call on its set's runtime (over its ranks where the set is distributed),
+// and counts it.
+PARLOOP_FUNC void run_call(const loop_call& call);
+
+}  // namespace parloop::detail

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// The definitions of exec/loop_call.hpp's functions: a par_loop call below its types.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+
+#include "parloop/config.hpp"
+#include "parloop/core/arg.hpp"
+#include "parloop/core/strategy.hpp"
+#include "parloop/dsl/aliasing.hpp"
+#include "parloop/dsl/params.hpp"
+#include "parloop/exec/check.hpp"
+#include "parloop/exec/distributed_loop.hpp"
+#include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/loop_call.hpp"
+#include "parloop/exec/run_range.hpp"
+
+namespace parloop::detail {
+
+PARLOOP_FUNC signature_entry& entry_of(kernel_cache& kernels, const std::string& name, std::span<const arg_view> views,
+                                       function_ref<ir::kernel(std::span<const ir::param>)> make_ir) {
+  std::array<ir::param, max_loop_args> kept;
+  const std::span<ir::param> params(kept.data(), views.size());
+  dsl::params_of(views, params);
+  return kernels.get(params, [&] {
+    dsl::check_aliasing(name, params, views);
+    return make_ir(params);
+  });
+}
+
+PARLOOP_FUNC void run_call(const loop_call& call) {
+  // The same strategies are refused on every backend, the host included.
+  check_strategy(call.how.named.launch);
+  if (const set_distribution* d = call.set.distribution()) {
+    run_distributed(call, *d);
+  } else {
+    check_loop(call.kernel, call.set, call.r, call.views);
+    // Tracing checks the rules only a trace can see, so the host refuses what a device would.
+    signature_entry& entry = entry_of(call.kernels, call.kernel, call.views, call.callbacks.make_ir);
+    check_trace(call, entry);
+    run_range(call, entry, call.how, call.r);
+  }
+  call.kernels.count_launch();
+}
+
+}  // namespace parloop::detail
