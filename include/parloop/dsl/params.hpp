@@ -15,7 +15,8 @@ namespace parloop::dsl {
 // The parameters of `views`, in order, into the first views.size() of `out`. Distinct dats and
 // maps are numbered by first appearance. No allocation: this runs on every par_loop.
 inline void params_of(std::span<const parloop::detail::arg_view> views, std::span<ir::param> out) {
-  std::array<const void*, parloop::detail::max_loop_args> datas{}, maps{};
+  // Only the first n_datas and n_maps are read, each written first: nothing to clear per loop.
+  std::array<const void*, parloop::detail::max_loop_args> datas, maps;
   std::size_t n_datas = 0, n_maps = 0;
   // The position of p among the n distinct pointers seen so far, adding it if new.
   const auto distinct_index = [](auto& seen, std::size_t& n, const void* p) {

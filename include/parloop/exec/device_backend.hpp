@@ -3,8 +3,34 @@
 // between: a strategy makes the source and its grid-size functor (exec/kernel_source.hpp); a
 // backend builds the source into a launcher; a launcher gives its kernel_record; a backend
 // loads a record into a launcher. Launching is exec's (grid, empty ranges, binding, reductions:
-// device_launch.hpp) up to the one call a backend makes: the launcher's enqueue. A backend
-// keeps only its API calls.
+// device_launch.hpp) up to the one call a backend makes: the launcher's enqueue.
+//
+// The contract. A device backend is a folder backend/<name>/ with these files in these roles:
+//   entry.hpp, entry_impl.hpp  <name>_backend_entry(), which Runtime finds (core/runtime.hpp):
+//                 the backend's status and its open; compiled into libparloop_<name>.a under
+//                 PARLOOP_COMPILED
+//   backend.hpp   the device_backend below: what it is (describe, signature, facts, dialect),
+//                 its strategies, build, load, wait; its memory forwarded to memory.hpp's
+//   device.hpp    the devices the API lists, what each can do, the one the environment selects
+//                 (PARLOOP_<NAME>_DEVICE, else PARLOOP_DEVICE), and its context
+//   compile.hpp   source to binary with the API's compiler; a failure is a compile_error with
+//                 the compiler's log
+//   launch.hpp    the launcher: a loaded kernel, its record and its enqueue
+//   memory.hpp    device_memory (core/validity.hpp): buffers and copies, in order with the
+//                 kernels on one queue
+//   rebuild.hpp   a disk cache entry rebuilt from its source and compared with its binary
+// and the API's own loading where it has one (CUDA: driver.hpp, nvrtc.hpp, library.hpp; OpenCL:
+// cl.hpp). What every backend keeps to:
+// - Only its API's calls live there: sources, grids, binding, reductions, index checks, the disk
+//   cache and the ranks' agreement are exec's, the same for all.
+// - signature() holds everything a binary depends on besides its source: it is the disk
+//   cache's key with the source.
+// - build checks that the device can run the source (features, block size) before compiling,
+//   and throws (compile_error, backend_unavailable, error) naming the device and the call;
+//   neither build nor load leaves anything half-made behind.
+// - enqueue and every copy but download never wait; wait() waits for all of them.
+// - Opening throws backend_unavailable, with the reason, where the API, a device or a compiler
+//   is missing: a program built with the backend runs where it is not.
 #pragma once
 
 #include <algorithm>
