@@ -72,7 +72,7 @@ inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p
   if (holding_of(p) != holding::private_copy || p.mode == access::read || staged(p)) return;
   // Through a map several work-items can reach one element: INC, MIN and MAX combine
   // atomically, unless the loop runs a colour at a time, whose elements reach distinct targets.
-  const bool shared = (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) && !colored_;
+  const bool shared = through_map(p.kind) && !colored_;
   if (!starts_at_identity(p)) {
     for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", data, mine); });
     return;

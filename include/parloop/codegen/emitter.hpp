@@ -48,8 +48,7 @@ inline std::string raw_function_name(const ir::kernel& k) { return "pl_fn_" + k.
 // at the identity (0, or an infinity), which the one-element path keeps to; the stored value
 // would give another rounding (and a fraction added to an int another result).
 inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
-  const bool combines = p.mode == access::inc || p.mode == access::min || p.mode == access::max;
-  return p.kind == arg_kind::direct && p.type != scalar_type::boolean && !(combines && !k.raw_source.empty());
+  return p.kind == arg_kind::direct && p.type != scalar_type::boolean && !(is_combining(p.mode) && !k.raw_source.empty());
 }
 
 class emitter {
@@ -81,8 +80,7 @@ class emitter {
 
   // Whether p's combining writes are staged in local memory (conflicts::blocks).
   bool staged(const ir::param& p) const {
-    return writes_ == conflicts::blocks && (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) &&
-           (p.mode == access::inc || p.mode == access::min || p.mode == access::max);
+    return writes_ == conflicts::blocks && combines_through_map(p.mode, p.kind);
   }
 
   holding holding_of(const ir::param& p) const {
@@ -97,8 +95,7 @@ class emitter {
   // a fresh private result, the host's likewise). A traced kernel's direct argument starts from
   // its value and is stored back, as the host updates it in place: the same rounding.
   bool starts_at_identity(const ir::param& p) const {
-    const bool combines = p.mode == access::inc || p.mode == access::min || p.mode == access::max;
-    return combines && (p.kind != arg_kind::direct || raw());
+    return is_combining(p.mode) && (p.kind != arg_kind::direct || raw());
   }
 
   // Expressions and statements (emit_expressions.hpp). type() notes what a type needs of the

@@ -74,8 +74,7 @@ inline bool checks_indices(const ir::kernel& k, const options& o) { return o.che
 // dat through a map. (WRITE and RW through a map are refused unless their targets are distinct.)
 inline bool combines_through_maps(const ir::kernel& k) {
   return std::any_of(k.params.begin(), k.params.end(), [](const ir::param& p) {
-    return (p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map) &&
-           (p.mode == access::inc || p.mode == access::min || p.mode == access::max);
+    return combines_through_map(p.mode, p.kind);
   });
 }
 

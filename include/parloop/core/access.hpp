@@ -43,5 +43,7 @@ constexpr bool is_readable(access mode) {
 constexpr bool is_modified(access mode) { return mode != access::read; }
 // Whether the loop needs the argument's old value (WRITE overwrites it).
 constexpr bool needs_old_value(access mode) { return mode != access::write; }
+// Whether values meet by an associative operation (INC, MIN, MAX), so that order does not matter.
+constexpr bool is_combining(access mode) { return mode == access::inc || mode == access::min || mode == access::max; }
 
 }  // namespace parloop

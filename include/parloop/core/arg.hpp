@@ -54,11 +54,6 @@ arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
   return {&a.data->array, a.data, a.map, Mode, Kind, a.slot, scalar_of<T>(), Dim};
 }
 
-// Whether an argument combines (INC, MIN, MAX) into a dat through a map.
-constexpr bool combines_through_map(access mode, arg_kind kind) {
-  return (kind == arg_kind::indirect || kind == arg_kind::whole_map) &&
-         (mode == access::inc || mode == access::min || mode == access::max);
-}
 inline bool combines_through_map(const arg_view& v) { return combines_through_map(v.mode, v.kind); }
 
 }  // namespace detail

@@ -64,7 +64,7 @@ class Global {
 
   template <access Mode>
   arg<T, Dim, Mode, arg_kind::global> operator()(access_tag<Mode>) const {
-    static_assert(Mode == access::read || Mode == access::inc || Mode == access::min || Mode == access::max,
+    static_assert(Mode == access::read || is_combining(Mode),
                   "parloop: a Global is pl::READ (a constant) or pl::INC, pl::MIN, pl::MAX (a reduction)");
     return {&state()};
   }

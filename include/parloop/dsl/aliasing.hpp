@@ -18,14 +18,11 @@
 namespace parloop::dsl {
 
 namespace detail {
-inline bool through_map(const ir::param& p) { return p.kind == arg_kind::indirect || p.kind == arg_kind::whole_map; }
-
 // Safe to pass together: both only read, or both INC (or both MIN, or both MAX) through maps,
 // which combine atomically in any order -- as the host's one after the other does.
 inline bool may_share(const ir::param& a, const ir::param& b) {
   if (a.mode == access::read && b.mode == access::read) return true;
-  const bool combines = a.mode == access::inc || a.mode == access::min || a.mode == access::max;
-  return combines && a.mode == b.mode && through_map(a) && through_map(b);
+  return is_combining(a.mode) && a.mode == b.mode && through_map(a.kind) && through_map(b.kind);
 }
 }  // namespace detail
 

@@ -28,7 +28,7 @@ inline void params_of(std::span<const parloop::detail::arg_view> views, std::spa
   };
   for (std::size_t i = 0; i < views.size(); ++i) {
     const parloop::detail::arg_view& v = views[i];
-    const bool mapped = v.kind == arg_kind::indirect || v.kind == arg_kind::whole_map;
+    const bool mapped = through_map(v.kind);
     out[i] = {v.type,
               v.dim,
               v.mode,

@@ -35,11 +35,10 @@
 
 namespace parloop::detail {
 
-inline bool through_a_map(const arg_view& a) { return a.kind == arg_kind::indirect || a.kind == arg_kind::whole_map; }
-inline bool writes_through_map(const arg_view& a) { return through_a_map(a) && a.mode != access::read; }
+inline bool writes_through_map(const arg_view& a) { return through_map(a.kind) && a.mode != access::read; }
 // An RW or WRITE through a map: its targets must be distinct, which only their owners can see.
 inline bool writes_one_at_a_time(const arg_view& a) {
-  return through_a_map(a) && (a.mode == access::rw || a.mode == access::write);
+  return through_map(a.kind) && (a.mode == access::rw || a.mode == access::write);
 }
 inline bool reads_dat(const arg_view& a) {
   return a.kind != arg_kind::global && (a.mode == access::read || a.mode == access::rw);
@@ -205,7 +204,6 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (transfers[i]) finish_exchange(args[i], *transfers[i]);
   }
-  transfers = {};
   part(range{first, owned_part_end});
   if (sums && runs_exec_halo) {
     // The exec halo's elements are counted by the ranks that own them: the sums' values before
