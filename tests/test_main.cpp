@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The main of the test executables: runs the Catch2 tests, then compiles every kernel they
-// made with the real device compilers -- OpenCL C with clBuildProgram (PoCL here), CUDA with
-// NVRTC for sm_90 -- so that every kernel of the test suite is known to compile.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-
+// Around the Catch2 run of every test executable (catch_main.cpp): the suite's environment
+// before, and after it every kernel the tests made compiled with the real device compilers --
+// OpenCL C with clBuildProgram (PoCL here), CUDA with NVRTC for sm_90 -- so that every kernel of
+// the test suite is known to compile.
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 
 #include "compile_all.hpp"
 #include "device_under_test.hpp"
+#include "test_main.hpp"
 #if PARLOOP_TEST_OPENCL
 #include <parloop/backend/opencl/compile.hpp>
 #endif
@@ -148,7 +148,7 @@ void parloop_test::expect_compile_failure(const std::string& kernel_name) {
   expected_failures.push_back(kernel_name);
 }
 
-int main(int argc, char** argv) {
+std::optional<int> parloop_test::before_tests() {
   // Tests count compiles, which an earlier run's disk cache would save: the disk cache's own
   // tests turn it on, in folders of their own.
   ::setenv("PARLOOP_CACHE", "off", 1);
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     }
   }
   pl::detail::set_ir_observer(collect);
-  const int failed_tests = Catch::Session().run(argc, argv);
-  const int failed_kernels = compile_collected();
-  return failed_tests != 0 || failed_kernels != 0 ? 1 : 0;
+  return std::nullopt;
 }
+
+int parloop_test::after_tests() { return compile_collected(); }
