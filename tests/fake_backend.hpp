@@ -48,7 +48,8 @@ class fake_launcher final : public pl::detail::launcher {
   std::atomic<bool> launched_{false};
 };
 
-class fake_backend final : public pl::detail::device_backend {
+// Host memory that counts allocations and waits.
+class fake_memory final : public pl::detail::device_memory {
  public:
   std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
     auto b = std::make_unique<fake_buffer>();
@@ -62,8 +63,13 @@ class fake_backend final : public pl::detail::device_backend {
   void download(const pl::detail::device_buffer& src, void* dst, std::size_t bytes) override {
     std::memcpy(dst, static_cast<const fake_buffer&>(src).bytes.data(), bytes);
   }
-
   void wait() override { waits.fetch_add(1); }
+
+  std::atomic<int> allocations{0}, waits{0};
+};
+
+class fake_backend final : public pl::detail::device_backend {
+ public:
   std::string describe() const override { return "fake"; }
   pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }
@@ -87,13 +93,16 @@ class fake_backend final : public pl::detail::device_backend {
   }
   bool records_after_first_launch() const override { return record_after_first_launch; }
 
-  std::atomic<int> allocations{0}, builds{0}, enqueues{0}, waiting{0}, waits{0};
+  fake_memory copies;
+  std::atomic<int> builds{0}, enqueues{0}, waiting{0};
   bool record_after_first_launch = false;
   std::vector<std::string> loaded_binaries;  // of the records loaded, in order
   std::shared_future<void> gate;
   std::string last_grid;  // the grid-size functor of the last build, as a formula
 
  private:
+  pl::detail::device_memory& memory() override { return copies; }
+
   pl::cache::device_signature signature_{pl::backend_kind::opencl, "fake", "fake", "0", "none", "none", ""};
 };
 

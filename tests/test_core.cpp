@@ -221,7 +221,7 @@ TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validi
   CHECK(array.valid() == pl::validity::both);
   CHECK(t.to_device == 1);
   CHECK(t.to_device_bytes == bytes);
-  CHECK(device->allocations == 1);
+  CHECK(device->copies.allocations == 1);
 
   // Host reads of a current host copy move nothing.
   CHECK(d.host()[0] == 1.0);
@@ -244,7 +244,7 @@ TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validi
   array.ensure_device(*device);
   array.ensure_device(*device);
   CHECK(t.to_device == 2);
-  CHECK(device->allocations == 1);
+  CHECK(device->copies.allocations == 1);
 
   // A host write over a device-only copy first fetches it, so a partial write loses nothing.
   array.device_written();

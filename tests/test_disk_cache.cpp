@@ -723,7 +723,7 @@ TEST_CASE("where a device finishes a kernel at its first launch, its entry is st
     writer->record_after_first_launch = after_launch;
     CHECK(run(writer) == std::pair<std::uint64_t, std::uint64_t>(1, 0));
     // Waited for once, by the store after the first launch; the later launches go straight on.
-    CHECK(writer->waits == (after_launch ? 1 : 0));
+    CHECK(writer->copies.waits == (after_launch ? 1 : 0));
     CHECK(files_under(folder.path, ".plk").size() == 1);
 
     auto reader = std::make_shared<parloop_test::fake_backend>();
@@ -731,7 +731,7 @@ TEST_CASE("where a device finishes a kernel at its first launch, its entry is st
     REQUIRE(reader->loaded_binaries.size() == 1);
     CHECK(reader->loaded_binaries.front().ends_with("+launched") == after_launch);
     // A loaded kernel is not stored again.
-    CHECK(reader->waits == 0);
+    CHECK(reader->copies.waits == 0);
   }
 
   // A first call over an empty range stores what there is and unlocks the key: no process

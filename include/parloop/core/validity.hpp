@@ -48,11 +48,13 @@ class device_memory {
   // Enqueues a copy back that the next download completes (in queue order); a backend without
   // a queue copies now.
   virtual void download_later(const device_buffer& src, void* dst, std::size_t bytes) { download(src, dst, bytes); }
+  // Waits for every copy and loop enqueued: the copies download_later staged arrive.
+  virtual void wait() = 0;
   // The host reads results: a download, which waits for the loops before it. A backend throws
   // here, once, what those loops found wrong on the device (a computed index out of range).
   virtual void read_back(const device_buffer& src, void* dst, std::size_t bytes) { download(src, dst, bytes); }
   // Waits for everything enqueued; throws, as read_back does, what the loops found wrong.
-  virtual void synchronize() {}
+  virtual void synchronize() { wait(); }
 };
 
 // A dat that a device keeps component by component (dat_layout::soa): its elements, of `dim`

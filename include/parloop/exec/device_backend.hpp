@@ -10,7 +10,7 @@
 //                 the backend's status and its open; compiled into libparloop_<name>.a under
 //                 PARLOOP_COMPILED
 //   backend.hpp   the device_backend below: what it is (describe, signature, facts, dialect),
-//                 its strategies, build, load, wait; its memory forwarded to memory.hpp's
+//                 its strategies, build, load, and its memory(), memory.hpp's
 //   device.hpp    the devices the API lists, what each can do, the one the environment selects
 //                 (PARLOOP_<NAME>_DEVICE, else PARLOOP_DEVICE), and its context
 //   compile.hpp   source to binary with the API's compiler; a failure is a compile_error with
@@ -201,15 +201,22 @@ class device_backend : public device_memory {
   const std::shared_ptr<const cache::disk_cache>& disk() const { return disk_; }
   // The record of the index checks, and where the host looks at it.
   exec::index_errors& index_errors() { return index_errors_; }
+  // The dats' and globals' buffers and copies are the backend's memory's (memory.hpp), on the
+  // queue its launches go to.
+  std::unique_ptr<device_buffer> allocate(std::size_t bytes) final { return memory().allocate(bytes); }
+  void upload(device_buffer& dst, const void* src, std::size_t bytes) final { memory().upload(dst, src, bytes); }
+  void download(const device_buffer& src, void* dst, std::size_t bytes) final { memory().download(src, dst, bytes); }
+  void download_later(const device_buffer& src, void* dst, std::size_t bytes) final {
+    memory().download_later(src, dst, bytes);
+  }
+  void wait() final { memory().wait(); }
+
   // The index checks' record travels back with the results, in the same wait.
   void read_back(const device_buffer& src, void* dst, std::size_t bytes) final {
     index_errors_.fetch(*this);
     download(src, dst, bytes);
     index_errors_.report(*this);
   }
-
-  // Waits for every loop and copy enqueued; the copies download_later staged arrive.
-  virtual void wait() = 0;
   void synchronize() final {
     index_errors_.fetch(*this);
     wait();
@@ -224,6 +231,9 @@ class device_backend : public device_memory {
                                    [&](const std::weak_ptr<launcher_owner>& o) { return o.lock() == owner; });
     if (!known) owners_.push_back(owner);
   }
+
+ protected:
+  virtual device_memory& memory() = 0;
 
  private:
   static std::atomic<std::uint64_t>& next_id() {

@@ -48,18 +48,6 @@ class backend final : public parloop::detail::device_backend {
     signature_.options = target_.options_text();
   }
 
-  std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override { return memory_.allocate(bytes); }
-  void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
-    memory_.upload(dst, src, bytes);
-  }
-  void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    memory_.download(src, dst, bytes);
-  }
-  void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    memory_.download_later(src, dst, bytes);
-  }
-  void wait() override { memory_.wait(); }
-
   std::string describe() const override { return "CUDA " + ctx_->dev().describe(); }
 
   strategy default_strategy() const override { return default_loop_strategy; }
@@ -95,6 +83,8 @@ class backend final : public parloop::detail::device_backend {
   const target& compile_target() const { return target_; }
 
  private:
+  parloop::detail::device_memory& memory() override { return memory_; }
+
   // What the source needs and the device lacks is refused before NVRTC sees it.
   void check_device_can_run(const codegen::kernel_source& source) const {
     const device& d = ctx_->dev();
@@ -119,7 +109,7 @@ class backend final : public parloop::detail::device_backend {
 
   // Shared with every buffer, module and launcher made here: whichever goes last releases it.
   std::shared_ptr<const context> ctx_;
-  memory memory_;
+  cuda::memory memory_;
   target target_;
   cache::device_signature signature_;
 };

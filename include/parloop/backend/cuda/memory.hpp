@@ -86,7 +86,7 @@ class memory final : public parloop::detail::device_memory {
     wait();
   }
 
-  void wait() {
+  void wait() override {
     ctx_->make_current();
     ctx_->api().check(ctx_->api().stream_synchronize(ctx_->stream()), "cuStreamSynchronize");
     staged_.arrived();

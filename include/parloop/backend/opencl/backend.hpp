@@ -45,19 +45,6 @@ class backend final : public parloop::detail::device_backend {
         build_options_(parloop::detail::fast_math_from_environment() ? "-cl-fast-relaxed-math" : ""),
         signature_(signature_of(d, build_options_)) {}
 
-  std::unique_ptr<parloop::detail::device_buffer> allocate(std::size_t bytes) override { return memory_.allocate(bytes); }
-  void upload(parloop::detail::device_buffer& dst, const void* src, std::size_t bytes) override {
-    memory_.upload(dst, src, bytes);
-  }
-  void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    memory_.download(src, dst, bytes);
-  }
-  void download_later(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
-    memory_.download_later(src, dst, bytes);
-  }
-
-  void wait() override { memory_.wait(); }
-
   std::string describe() const override { return "OpenCL " + ctx_.device().describe(); }
 
   // One element per work-item on a GPU; on a CPU a work-item runs through a slice of the
@@ -106,6 +93,8 @@ class backend final : public parloop::detail::device_backend {
   const context& opencl_context() const { return ctx_; }
 
  private:
+  parloop::detail::device_memory& memory() override { return memory_; }
+
   // What the source needs and the device lacks is refused before the compiler sees it.
   void check_device_can_run(const codegen::kernel_source& source) const {
     const device& d = ctx_.device();
@@ -137,7 +126,7 @@ class backend final : public parloop::detail::device_backend {
   }
 
   context ctx_;
-  memory memory_;
+  opencl::memory memory_;
   std::string build_options_;
   cache::device_signature signature_;
 };

@@ -75,7 +75,7 @@ class memory final : public parloop::detail::device_memory {
     uploads_.waited();
   }
 
-  void wait() {
+  void wait() override {
     check(clFinish(ctx_.queue()), "clFinish");
     staged_.arrived();
     uploads_.waited();
