@@ -35,7 +35,7 @@
 
 namespace parloop::detail {
 
-inline bool writes_through_map(const arg_view& a) { return through_map(a.kind) && a.mode != access::read; }
+inline bool writes_through_map(const arg_view& a) { return through_map(a.kind) && is_modified(a.mode); }
 // An RW or WRITE through a map: its targets must be distinct, which only their owners can see.
 inline bool writes_one_at_a_time(const arg_view& a) {
   return through_map(a.kind) && (a.mode == access::rw || a.mode == access::write);
