@@ -4,9 +4,10 @@
 # dependencies (tools/carry_deps.sh fills .deps/ beforehand), build, run the GPU tests (the
 # suite on CUDA), compute-sanitizer memcheck and racecheck over the CUDA tests, the examples on
 # CUDA, the rest of the suite, the benchmarks (CUDA, and OpenCL on every OpenCL device) and Airfoil
-# against hand-written CUDA (bench_airfoil).
+# against hand-written CUDA (bench_airfoil); on the CPU, Airfoil on the host and threads
+# backends against hand-written sequential and OpenMP solvers (bench-cpu).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
-# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil mpi
+# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil bench-cpu mpi
 # (default: all); build-airfoil builds only what the mpi step runs (for a machine lent briefly).
 # Built with the compiled library, as the test suite is; PARLOOP_GPU_COMPILED=OFF builds it
 # header-only.
@@ -19,7 +20,7 @@ build="$root/build-gpu"
 # libraries need in turn (libscotch needs libscotcherr), which a program's RUNPATH does not cover.
 export LD_LIBRARY_PATH="$root/.deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil mpi)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-cpu mpi)
 status=0
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
@@ -115,6 +116,18 @@ for step in "${steps[@]}"; do
       [ $rc -eq 0 ] || { status=1; tail -20 "$out/bench-airfoil-log.txt"; }
       note "bench airfoil: exit $rc -- $(grep -E '^best parloop|^WRONG|memory floor:' "$out/bench-airfoil.txt" | tr '\n' ' ')"
       grep -E 'autotuned' "$out/bench-airfoil-log.txt" | tee -a "$summary"
+      ;;
+    bench-cpu)
+      # The machine's CPU, otherwise idle: Airfoil at OP2's size on the host and threads backends
+      # against the hand-written sequential and OpenMP solvers, 1 to all cores, and PoCL; the
+      # threads backend's launch, triad and SUM against plain loops.
+      "$build/benchmarks/bench_airfoil_cpu" --size 720000 --iterations 20 --threads 1,2,4,8,16 \
+        --csv "$out/bench-airfoil-cpu.csv" 2>&1 | tee "$out/bench-airfoil-cpu.txt"
+      rc=${PIPESTATUS[0]}
+      [ $rc -eq 0 ] || status=1
+      note "bench airfoil cpu: exit $rc -- $(grep -E '^whole|^WRONG' "$out/bench-airfoil-cpu.txt" | tr '\n' ' ')"
+      "$build/benchmarks/bench_threads" 2>&1 | tee "$out/bench-threads.txt" || status=1
+      grep -E 'launch|triad|SUM' "$out/bench-threads.txt" >>"$summary"
       ;;
     mpi)
       # Airfoil over MPI ranks on CUDA, each rank on the GPU of its local rank (modulo the GPUs):

@@ -11,8 +11,7 @@ shift 4
 # shellcheck source=airfoil_common.sh
 source "$(dirname "$0")/airfoil_common.sh"
 
-kernels=(dsl)
-[ "$backend" = host ] || kernels+=(c)
+kernels=("${kernels_here[@]}")
 # The distributed runs first: a backend this machine lacks skips the test at once.
 for k in "${kernels[@]}"; do
   if ! "$mpiexec" -np "$ranks" "$@" "$distributed" "${size[@]}" --kernels "$k" >"$work/$k.full" 2>"$work/$k.err"; then

@@ -2,6 +2,7 @@
 // The data model: runtime selection, sets, maps, dats, globals, validity and transfers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -23,17 +24,52 @@ using parloop_test::scoped_env;
 TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]") {
   SECTION("unset: the best available backend") {
     scoped_env env("PARLOOP_BACKEND", nullptr);
-    // This suite runs where its build has an OpenCL device (PoCL at least): CUDA where it is
-    // available, else OpenCL; a build without OpenCL has only the host, unless it has a GPU.
-    const pl::backend_status cuda = pl::backends().front();
-    REQUIRE(cuda.kind == pl::backend_kind::cuda);
-    const pl::backend_kind best = cuda.available ? pl::backend_kind::cuda
-#if PARLOOP_TEST_OPENCL
-                                                 : pl::backend_kind::opencl;
-#else
-                                                 : pl::backend_kind::host;
-#endif
+    // CUDA where it is available, else OpenCL on a GPU, else the threads backend: an OpenCL CPU
+    // device (PoCL) comes after threads, and the host last.
+    const std::vector<pl::backend_status> all = pl::backends();
+    REQUIRE(all.size() == 4);
+    CHECK(all[0].kind == pl::backend_kind::cuda);
+    CHECK(all[3].kind == pl::backend_kind::host);
+    const auto at = [&](pl::backend_kind kind) {
+      return std::find_if(all.begin(), all.end(), [&](const pl::backend_status& s) { return s.kind == kind; });
+    };
+    const auto opencl = at(pl::backend_kind::opencl), threads = at(pl::backend_kind::threads);
+    REQUIRE(threads->available);
+    CHECK((opencl < threads) == (opencl->available && !opencl->cpu_device));
+    const pl::backend_kind best = all[0].available                           ? pl::backend_kind::cuda
+                                  : opencl->available && !opencl->cpu_device ? pl::backend_kind::opencl
+                                                                             : pl::backend_kind::threads;
     CHECK(pl::Runtime::open().kind() == best);
+  }
+  SECTION("threads: PARLOOP_THREADS, else OMP_NUM_THREADS, else the CPUs shared among a node's ranks") {
+    scoped_env backend("PARLOOP_BACKEND", "threads");
+    scoped_env omp("OMP_NUM_THREADS", nullptr);
+    {
+      scoped_env threads("PARLOOP_THREADS", "3");
+      const pl::Runtime rt = pl::Runtime::open();
+      CHECK(rt.kind() == pl::backend_kind::threads);
+      CHECK(rt.device_name() == "3 threads");
+    }
+    {
+      scoped_env threads("PARLOOP_THREADS", nullptr);
+      scoped_env omp_list("OMP_NUM_THREADS", "5,2");
+      CHECK(pl::Runtime::open().device_name() == "5 threads");
+    }
+    {
+      scoped_env threads("PARLOOP_THREADS", nullptr);
+      const int cpus = pl::detail::usable_cpus();
+      CHECK(pl::Runtime::open().device_name() == std::to_string(cpus) + " threads");
+      scoped_env ranks("OMPI_COMM_WORLD_LOCAL_SIZE", "2");
+      CHECK(pl::Runtime::open().device_name() == std::to_string(std::max(1, cpus / 2)) + " threads");
+    }
+    for (const char* bad : {"0", "-2", "many", "3x", "5000"}) {
+      scoped_env threads("PARLOOP_THREADS", bad);
+      CHECK_THROWS_WITH(pl::Runtime::open(), Contains(std::string("PARLOOP_THREADS is '") + bad +
+                                                      "': use a number of threads from 1 to 4096"));
+    }
+    scoped_env threads("PARLOOP_THREADS", nullptr);
+    scoped_env omp_bad("OMP_NUM_THREADS", ",4");
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("OMP_NUM_THREADS is ',4'"));
   }
   SECTION("host") {
     scoped_env env("PARLOOP_BACKEND", "host");
@@ -66,7 +102,8 @@ TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]")
   }
   SECTION("an unknown name lists the valid ones") {
     scoped_env env("PARLOOP_BACKEND", "vulkan");
-    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("PARLOOP_BACKEND is 'vulkan': use host (") && Contains("opencl (") && Contains("or cuda ("));
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("PARLOOP_BACKEND is 'vulkan': use host (") && Contains("threads (") && Contains("opencl (") &&
+                                                     Contains("or cuda ("));
   }
   SECTION("every backend has a reason when unavailable") {
     for (const auto& s : pl::backends()) CHECK((s.available || !s.reason.empty()));

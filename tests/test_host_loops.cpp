@@ -48,7 +48,7 @@ using tested_dims = std::integer_sequence<int, 1, 2, 3, 4, 5>;
 // every pair of type and arity, type and dim, arity and dim still meets in the matrix, in a
 // third of those cases' compiles.
 bool on_device() {
-  static const bool device = parloop_test::tested_backend(pl::backend_kind::host) != pl::backend_kind::host;
+  static const bool device = !pl::runs_lambdas(parloop_test::tested_backend(pl::backend_kind::host));
   return device;
 }
 
@@ -67,12 +67,20 @@ void for_dims(F&& f, int rotation = -1) {
   }(tested_dims{});
 }
 
-// The runtime the tests run on: the host backend, or with PARLOOP_TEST_BACKEND=opencl|cuda a
-// device, whose strategy rotates with `variant` so that every strategy meets every access
-// pattern, dim, arity and type somewhere in the matrix without compiling it thrice.
+// The runtime the tests run on: the host backend; with PARLOOP_TEST_BACKEND=threads the threads
+// backend, whose block size rotates with `variant` (a block of one element, blocks that end
+// inside a map's rows, OP2's 256); or with PARLOOP_TEST_BACKEND=opencl|cuda a device, whose
+// strategy rotates with `variant` so that every strategy meets every access pattern, dim, arity
+// and type somewhere in the matrix without compiling it thrice.
 pl::Runtime test_runtime(int variant) {
   const pl::backend_kind backend = parloop_test::tested_backend(pl::backend_kind::host);
   if (backend == pl::backend_kind::host) return pl::Runtime::open(pl::backend_kind::host);
+  if (backend == pl::backend_kind::threads) {
+    pl::Runtime rt = pl::Runtime::open(backend);
+    const int blocks[] = {1, 7, 64, 256};
+    rt.state()->thread_block = blocks[static_cast<std::size_t>(variant) % std::size(blocks)];
+    return rt;
+  }
   pl::Runtime rt = pl::Runtime::open(backend);
   const pl::strategy strategies[] = {pl::split_n_across_workgroups{64}, pl::grid_stride{32, 2}, pl::chunked{8, 16},
                                      pl::vectors_across_workgroups{32, 2}, pl::vectors_across_workgroups{16, 4}};

@@ -446,8 +446,8 @@ TEST_CASE("one rank compiles a distributed loop's kernel and the others receive 
   long long counts[2] = {static_cast<long long>(once.compiles()), static_cast<long long>(once.received())};
   pm::check(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   INFO("rank " << rank << " of " << ranks << " on " << pl::backend_name(rt.kind()));
-  if (rt.kind() == pl::backend_kind::host) {
-    CHECK(counts[0] == 0);  // the host compiles nothing
+  if (pl::runs_lambdas(rt.kind())) {
+    CHECK(counts[0] == 0);  // the host and threads backends compile nothing
   } else {
     CHECK(counts[0] == 1);
     CHECK(counts[1] == ranks - 1);
@@ -479,7 +479,7 @@ TEST_CASE("a kernel one rank holds from a loop of its own is agreed on with the 
   long long counts[2] = {static_cast<long long>(affine.compiles()), static_cast<long long>(affine.received())};
   pm::check(MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
   INFO("rank " << rank << " of " << ranks << " on " << pl::backend_name(rt.kind()));
-  if (rt.kind() != pl::backend_kind::host) {
+  if (!pl::runs_lambdas(rt.kind())) {
     // Rank 0's compile, for its own loop, is the job's only one.
     CHECK(counts[0] == 1);
     CHECK(counts[1] == ranks - 1);
@@ -507,8 +507,8 @@ TEST_CASE("an autotuned distributed loop launches as rank 0 chose, on every rank
   long long counts[3] = {static_cast<long long>(tuned.cache().tunings()), static_cast<long long>(tuned.received()),
                          rank == 0 ? static_cast<long long>(tuned.cache().tunings()) : 0};
   pm::check(MPI_Allreduce(MPI_IN_PLACE, counts, 3, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  if (rt.kind() == pl::backend_kind::host) {
-    CHECK(counts[0] == 0);  // the host has nothing to choose
+  if (pl::runs_lambdas(rt.kind())) {
+    CHECK(counts[0] == 0);  // the host and threads backends have nothing to choose
   } else {
     CHECK(counts[0] == 1);
     CHECK(counts[2] == 1);
@@ -519,13 +519,13 @@ TEST_CASE("an autotuned distributed loop launches as rank 0 chose, on every rank
 TEST_CASE("ranks on the host and ranks on devices are refused together", "[mpi]") {
   const int rank = pm::rank_of(MPI_COMM_WORLD);
   const pl::Runtime tested = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
-  // Alike on every rank: with the host tested, nothing mixes.
-  if (tested.kind() == pl::backend_kind::host || pm::size_of(MPI_COMM_WORLD) == 1) return;
+  // Alike on every rank: with the host or threads tested, nothing mixes.
+  if (pl::runs_lambdas(tested.kind()) || pm::size_of(MPI_COMM_WORLD) == 1) return;
   const mesh_data d;
   declared decl(d, rank == 0);
   const pl::Runtime rt = rank == 0 ? pl::Runtime::open(pl::backend_kind::host) : tested;
   CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells)),
-                    Catch::Contains("the ranks run either all on the host or all on devices"));
+                    Catch::Contains("the ranks run either all on the host (or threads) or all on devices"));
 }
 
 TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every rank", "[mpi]") {

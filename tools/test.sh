@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Installs what is missing, then builds and runs the whole test suite twice: a plain build,
 # and one under AddressSanitizer + UndefinedBehaviorSanitizer (the MPI tests on 2 ranks); then
-# the tests of threads under ThreadSanitizer, and fuzzes the disk cache's entry reader for a
-# minute (clang++ and its libFuzzer needed).
+# the tests of threads and the threads backend's loop matrix under ThreadSanitizer, and fuzzes
+# the disk cache's entry reader for a minute (clang++ and its libFuzzer needed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -47,8 +47,8 @@ PARLOOP_TEST_COMPILE_KERNELS=0 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp"
   run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug \
   -DPARLOOP_SANITIZE=ON -DPARLOOP_COMPILED=ON -DPARLOOP_BUILD_EXAMPLES=OFF -DPARLOOP_BUILD_TOOLS=OFF
 # ThreadSanitizer over the tests where threads share kernels, the disk cache and runtimes (the
-# kernel and disk cache tests, on the host and on PoCL): only those are built (PARLOOP_TSAN),
-# header-only.
+# kernel and disk cache tests, on the host and on PoCL) and over the threads backend's loops:
+# only those are built (PARLOOP_TSAN), header-only.
 run_suite "$root/build-tsan" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARLOOP_TSAN=ON -DPARLOOP_BUILD_EXAMPLES=OFF \
   -DPARLOOP_BUILD_TOOLS=OFF
 # The disk cache's entry reader under libFuzzer (clang only): the one fuzz target, fuzzed for a

@@ -83,14 +83,7 @@ inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_
   const std::vector<std::size_t> sizes = space_sizes(through);
 
   std::vector<index_t> block_counts, offsets;
-  const std::vector<int> block_color = greedy_colors(
-      static_cast<std::size_t>(blocks), sizes,
-      [&](std::size_t b, auto&& visit) {
-        for (index_t e = first_of(static_cast<index_t>(b)); e < last_of(static_cast<index_t>(b)); ++e) {
-          for_each_target(through, e, visit);
-        }
-      },
-      block_counts);
+  const std::vector<int> block_color = block_colors(start, end, block, through, block_counts);
   const std::vector<index_t> order = sorted_by_color(block_color, block_counts, offsets);
 
   // A block's targets numbered from 0 in each space (for its elements' colours) and in each

@@ -126,4 +126,30 @@ inline std::shared_ptr<coloring> color_elements(index_t start, index_t end, std:
   return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
 }
 
+// Colours the blocks of [start, end), `block` consecutive elements each (the last may be
+// shorter), so that no two blocks of one colour reach one target: each block's colour; `counts`
+// gets the blocks per colour. OP2's plan colours its blocks so, and so does the threads backend.
+inline std::vector<int> block_colors(index_t start, index_t end, int block, std::span<const combined_targets> through,
+                                     std::vector<index_t>& counts) {
+  const auto blocks = static_cast<std::size_t>((std::int64_t{end} - start + block - 1) / block);
+  return greedy_colors(
+      blocks, space_sizes(through),
+      [&](std::size_t b, auto&& visit) {
+        const std::int64_t first = start + static_cast<std::int64_t>(b) * block;
+        const std::int64_t last = std::min<std::int64_t>(end, first + block);
+        for (std::int64_t e = first; e < last; ++e) for_each_target(through, static_cast<index_t>(e), visit);
+      },
+      counts);
+}
+
+// The blocks of [start, end) sorted by colour: `order` holds block numbers (block b is elements
+// start + b * block onwards).
+inline std::shared_ptr<coloring> color_blocks(index_t start, index_t end, int block,
+                                              std::span<const combined_targets> through, transfer_stats& transfers) {
+  std::vector<index_t> counts, offsets;
+  const std::vector<int> color = block_colors(start, end, block, through, counts);
+  std::vector<index_t> order = sorted_by_color(color, counts, offsets);
+  return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
+}
+
 }  // namespace parloop::detail

@@ -54,9 +54,11 @@ struct map_state : std::enable_shared_from_this<map_state> {
     index_t start, end;
     std::uint64_t last_use;  // of coloring_uses
     std::vector<std::pair<std::weak_ptr<const map_state>, combined_targets>> through;
-    // A plan's block size and staged groups; 0 and none for a colouring.
+    // A plan's or a block colouring's block size; 0 for a colouring of elements. A plan's staged
+    // groups.
     int block;
     std::vector<staged_group> groups;
+    // The elements' colouring, or the blocks' (block > 0, no plan: the threads backend's).
     std::shared_ptr<coloring> colors;
     std::shared_ptr<block_plan> plan;
   };

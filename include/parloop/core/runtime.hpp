@@ -2,6 +2,7 @@
 // Runtime: the chosen backend and the state shared by every object created on it.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,8 @@
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/core/thread_count.hpp"
+#include "parloop/core/thread_pool.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/fwd.hpp"
@@ -29,9 +32,16 @@ struct backend_status {
   // The environment names a device of this backend (PARLOOP_OPENCL_DEVICE): when it names
   // none, choosing the best backend fails rather than quietly taking another.
   bool device_requested = false;
+  // The device it would open is a CPU (PoCL's): the threads backend, on the same cores without
+  // compiling, goes before it.
+  bool cpu_device = false;
 };
 
 namespace detail {
+
+// OP2's OpenMP block size: blocks of 256 elements colour in a few colours on meshes like
+// Airfoil's, and are long enough for a thread's run over one to cost little to start.
+inline constexpr int default_thread_block = 256;
 
 struct runtime_state {
   backend_kind kind = backend_kind::host;
@@ -55,6 +65,12 @@ struct runtime_state {
   // How the device keeps dats of several components: the backend's choice when it opens.
   dat_layout dats = dat_layout::aos;
   transfer_stats transfers;
+  // The threads backend's pool, and the partial reductions of a loop's blocks (kept, so that a
+  // warm loop allocates nothing); null and empty elsewhere.
+  std::shared_ptr<thread_pool> threads;
+  std::vector<std::byte> partials;
+  // Elements per block where the threads backend colours or reduces.
+  int thread_block = default_thread_block;
 };
 
 // PARLOOP_CHECK_TRACES: on by default in a program compiled without NDEBUG.
@@ -88,7 +104,8 @@ inline const backend_entry* backend_entry_of(backend_kind kind) {
   switch (kind) {
     case backend_kind::opencl: return &opencl_backend_entry != nullptr ? opencl_backend_entry() : nullptr;
     case backend_kind::cuda: return &cuda_backend_entry != nullptr ? cuda_backend_entry() : nullptr;
-    case backend_kind::host: break;
+    case backend_kind::host:
+    case backend_kind::threads: break;
   }
   return nullptr;
 }
@@ -99,19 +116,19 @@ inline std::string not_built(backend_kind kind) {
 }
 
 inline backend_status status_of(backend_kind kind) {
-  if (kind == backend_kind::host) return {kind, true, ""};
+  if (runs_lambdas(kind)) return {kind, true, ""};
   const backend_entry* entry = backend_entry_of(kind);
   return entry != nullptr ? entry->status() : backend_status{kind, false, not_built(kind)};
 }
 
 }  // namespace detail
 
-// Every backend parloop knows, best first, with whether it is usable here.
+// Every backend parloop knows, best first, with whether it is usable here: a GPU (CUDA, then
+// OpenCL), the CPU's cores (threads, then OpenCL on a CPU device), one core (host).
 inline std::vector<backend_status> backends() {
-  std::vector<backend_status> out;
-  for (const backend_kind kind : {backend_kind::cuda, backend_kind::opencl, backend_kind::host}) {
-    out.push_back(detail::status_of(kind));
-  }
+  std::vector<backend_status> out{detail::status_of(backend_kind::cuda), detail::status_of(backend_kind::opencl),
+                                  detail::status_of(backend_kind::threads), detail::status_of(backend_kind::host)};
+  if (out[1].cpu_device) std::swap(out[1], out[2]);
   return out;
 }
 
@@ -120,11 +137,12 @@ inline std::vector<backend_status> backends() {
 // thread and runtime. Opening runtimes is safe from any thread.
 class Runtime {
  public:
-  // PARLOOP_BACKEND=host|opencl|cuda chooses; unset or empty, the best available backend.
+  // PARLOOP_BACKEND=host|threads|opencl|cuda chooses; unset or empty, the best available backend.
   static Runtime open() {
     const std::optional<backend_kind> named = detail::choice_from_environment<std::optional<backend_kind>>(
         "PARLOOP_BACKEND", std::nullopt,
-        {{"host", backend_kind::host, "the CPU, no device API"},
+        {{"host", backend_kind::host, "the CPU, one element after another: the reference"},
+         {"threads", backend_kind::threads, "the CPU's cores, a pool of threads"},
          {"opencl", backend_kind::opencl, "an OpenCL device"},
          {"cuda", backend_kind::cuda, "an NVIDIA GPU through the CUDA driver"}},
         "the best available backend");
@@ -138,7 +156,11 @@ class Runtime {
     state->default_conflicts = detail::conflicts_from_environment();
     state->autotune = detail::autotune_from_environment();
     state->check_traces = detail::trace_check_from_environment();
-    if (kind != backend_kind::host) {
+    if (kind == backend_kind::threads) {
+      state->threads = std::make_shared<detail::thread_pool>(detail::threads_from_environment(),
+                                                             detail::pinning_from_environment());
+      state->device_name = fmt::format("{} threads", state->threads->size());
+    } else if (kind != backend_kind::host) {
       const detail::backend_entry* entry = detail::backend_entry_of(kind);
       const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
       if (!reason.empty()) {
@@ -213,7 +235,7 @@ class Runtime {
     const bool any_device_named = named != nullptr;
     std::string reasons;
     for (const backend_status& s : backends()) {
-      if (s.kind == backend_kind::host && any_device_named) break;
+      if (runs_lambdas(s.kind) && any_device_named) continue;
       if (s.available) return open(s.kind);
       if (s.device_requested) {
         throw backend_unavailable("backend '" + std::string(backend_name(s.kind)) + "' is not available: " + s.reason);

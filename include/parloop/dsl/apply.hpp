@@ -14,7 +14,7 @@ namespace parloop::dsl {
 constexpr bool is_call(ir::op o) { return o >= ir::op::sqrt; }
 
 template <ir::op O, class A>
-auto apply(A a) {
+PARLOOP_INLINE auto apply(A a) {
   using ir::op;
   if constexpr (O == op::neg) return -a;
   else if constexpr (O == op::logical_not) return !a;
@@ -31,7 +31,7 @@ auto apply(A a) {
 }
 
 template <ir::op O, class A, class B>
-auto apply(A a, B b) {
+PARLOOP_INLINE auto apply(A a, B b) {
   using ir::op;
   using common = decltype(a + b);
   if constexpr (O == op::add) return a + b;

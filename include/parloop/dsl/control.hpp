@@ -18,7 +18,7 @@ namespace dsl {
 // Whether a node with origin O is to be recorded (tracing) or evaluated now (host). A node
 // of only constants and locals follows the thread's state.
 template <origin O>
-bool records() {
+PARLOOP_INLINE bool records() {
   if constexpr (O == origin::symbolic) return true;
   else if constexpr (O == origin::host) return false;
   else return tracing();
@@ -30,28 +30,29 @@ bool records() {
 // kept in the generated source (made unique if needed); without one a name is made up.
 // let<T>(v) gives the local type T instead of v's type.
 template <class T = void, dsl::operand V>
-auto let(std::string_view name, const V& v) {
+PARLOOP_INLINE auto let(std::string_view name, const V& v) {
   using R = std::conditional_t<std::is_void_v<T>, dsl::value_t<V>, T>;
   constexpr dsl::origin o = dsl::origin_of<V>;
+  using local = dsl::var<R, o == dsl::origin::host ? dsl::origin::host : dsl::origin::neutral>;
   const auto n = dsl::as_node(v);
   if (dsl::records<o>()) {
     if constexpr (o != dsl::origin::host) {
       ir::builder& b = dsl::recorder();
       const ir::id value = b.cast(scalar_of<R>(), n.lower(b));
-      return dsl::var<R>::traced(b.let(name, scalar_of<R>(), value));
+      return local::traced(b.let(name, scalar_of<R>(), value));
     }
   }
-  if constexpr (o != dsl::origin::symbolic) return dsl::var<R>::host(static_cast<R>(n.eval()));
+  if constexpr (o != dsl::origin::symbolic) return local::host(static_cast<R>(n.eval()));
   else throw trace_error("a traced value was used outside of its kernel trace");
 }
 template <class T = void, dsl::operand V>
-auto let(const V& v) {
+PARLOOP_INLINE auto let(const V& v) {
   return let<T>(std::string_view{}, v);
 }
 
 // c ? a : b as a value; with C++ numbers only, computed now.
 template <dsl::operand C, dsl::operand A, dsl::operand B>
-auto select(const C& c, const A& a, const B& b) {
+PARLOOP_INLINE auto select(const C& c, const A& a, const B& b) {
   if constexpr (std::is_arithmetic_v<C> && std::is_arithmetic_v<A> && std::is_arithmetic_v<B>) {
     return c ? static_cast<std::common_type_t<A, B>>(a) : static_cast<std::common_type_t<A, B>>(b);
   } else {
@@ -62,7 +63,7 @@ auto select(const C& c, const A& a, const B& b) {
 
 // An explicit conversion, as static_cast<T>.
 template <class T, dsl::operand A>
-auto cast(const A& a) {
+PARLOOP_INLINE auto cast(const A& a) {
   if constexpr (std::is_arithmetic_v<A>) return static_cast<T>(a);
   else return dsl::cast_node<T, dsl::node_t<A>>(dsl::as_node(a));
 }
@@ -71,10 +72,10 @@ auto cast(const A& a) {
 class if_chain {
  public:
   static if_chain recorded(ir::id stmt) { return if_chain(true, false, stmt); }
-  static if_chain evaluated(bool taken) { return if_chain(false, taken, ir::no_id); }
+  PARLOOP_INLINE static if_chain evaluated(bool taken) { return if_chain(false, taken, ir::no_id); }
 
   template <class F>
-  void else_(F&& body) const {
+  PARLOOP_INLINE void else_(F&& body) const {
     if (recorded_) {
       ir::builder& b = dsl::recorder();
       b.begin_else(stmt_);
@@ -86,10 +87,10 @@ class if_chain {
   }
 
   template <dsl::operand C, class F>
-  if_chain else_if_(const C& c, F&& body) const;
+  PARLOOP_INLINE if_chain else_if_(const C& c, F&& body) const;
 
  private:
-  if_chain(bool recorded, bool taken, ir::id stmt) : recorded_(recorded), taken_(taken), stmt_(stmt) {}
+  PARLOOP_INLINE if_chain(bool recorded, bool taken, ir::id stmt) : recorded_(recorded), taken_(taken), stmt_(stmt) {}
   bool recorded_;
   bool taken_;
   ir::id stmt_;
@@ -98,7 +99,7 @@ class if_chain {
 // Runs `body` where c holds. A C++ bool decides now, while tracing too (the branch not
 // taken is not in the kernel); a kernel value becomes an if in the generated code.
 template <dsl::operand C, class F>
-if_chain if_(const C& c, F&& body) {
+PARLOOP_INLINE if_chain if_(const C& c, F&& body) {
   if constexpr (std::is_arithmetic_v<C>) {
     if (c) std::forward<F>(body)();
     return if_chain::evaluated(static_cast<bool>(c));
@@ -125,7 +126,7 @@ if_chain if_(const C& c, F&& body) {
 }
 
 template <dsl::operand C, class F>
-if_chain if_chain::else_if_(const C& c, F&& body) const {
+PARLOOP_INLINE if_chain if_chain::else_if_(const C& c, F&& body) const {
   if (recorded_) {
     // Inside a recorded else, a C++ bool becomes a constant condition so that the chain's
     // later branches land in the same else block.
@@ -145,7 +146,7 @@ if_chain if_chain::else_if_(const C& c, F&& body) const {
 // for (i = lo; i < hi; ++i) body(i) as a loop in the generated code (a C++ for loop over a
 // kernel argument unrolls instead). body receives the loop variable as a read-only value.
 template <dsl::operand Lo, dsl::operand Hi, class F>
-void for_(const Lo& lo, const Hi& hi, F&& body) {
+PARLOOP_INLINE void for_(const Lo& lo, const Hi& hi, F&& body) {
   using T = std::common_type_t<dsl::value_t<Lo>, dsl::value_t<Hi>>;
   static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "parloop: pl::for_ takes integer bounds");
   constexpr dsl::origin o = dsl::combine(dsl::origin_of<Lo>, dsl::origin_of<Hi>);
@@ -165,9 +166,10 @@ void for_(const Lo& lo, const Hi& hi, F&& body) {
     }
   }
   if constexpr (o != dsl::origin::symbolic) {
-    auto i = dsl::var<T>::host(static_cast<T>(l.eval()));
+    using counter = dsl::var<T, o == dsl::origin::host ? dsl::origin::host : dsl::origin::neutral>;
+    auto i = counter::host(static_cast<T>(l.eval()));
     for (const T end = static_cast<T>(h.eval()); i.host_value() < end; i.set_host_value(i.host_value() + 1)) {
-      body(dsl::var_ref<T>(i));
+      body(dsl::var_ref<T, counter::where>(i));
     }
   } else {
     throw trace_error("a traced value was used outside of its kernel trace");

@@ -25,14 +25,14 @@ struct host_place {
 
   T* p;
 
-  T load() const { return *p; }
+  PARLOOP_INLINE T load() const { return *p; }
   template <class V>
-  void store(V v) const {
+  PARLOOP_INLINE void store(V v) const {
     *p = static_cast<T>(v);
   }
   // `*p op= v` with C++'s conversions, and min/max as `*p = min(*p, v)`.
   template <ir::op O, class V>
-  void update(V v) const {
+  PARLOOP_INLINE void update(V v) const {
     *p = static_cast<T>(apply<O>(*p, v));
   }
   bool same(const host_place& o) const { return p == o.p; }
@@ -84,17 +84,17 @@ class element : public expr<element<Place, Mode, Pos>> {
   static constexpr origin where = Place::where;
   static constexpr access mode = Mode;
 
-  explicit element(Place p) : place_(std::move(p)) {}
+  PARLOOP_INLINE explicit element(Place p) : place_(std::move(p)) {}
   element(const element&) = default;
 
   // Assignment writes the value; it never rebinds the element to another place.
-  element& operator=(const element& v) { return assign(v); }
+  PARLOOP_INLINE element& operator=(const element& v) { return assign(v); }
   template <operand V>
-  element& operator=(const V& v) {
+  PARLOOP_INLINE element& operator=(const V& v) {
     return assign(v);
   }
   template <access M, class E, class V>
-  element& operator=(const minmax_update<M, E, V>& u) {
+  PARLOOP_INLINE element& operator=(const minmax_update<M, E, V>& u) {
     static_assert(rule::not_read_only<Pos, Mode>, PARLOOP_MSG_READ_ONLY);
     static_assert(rule::not_increment_only<Pos, Mode>, PARLOOP_MSG_INC_UPDATE);
     static_assert(Mode != access::min || (M == access::min && std::is_same_v<E, element>), PARLOOP_MSG_MIN);
@@ -114,31 +114,31 @@ class element : public expr<element<Place, Mode, Pos>> {
   }
 
   template <operand V>
-  element& operator+=(const V& v) {
+  PARLOOP_INLINE element& operator+=(const V& v) {
     check_increment();
     static_assert(rule::not_fraction_into_integer_increment<Pos, Mode, value_type, typename node_t<V>::value_type>,
                   PARLOOP_MSG_INC_FRACTION);
     return update<ir::op::add>(v);
   }
   template <operand V>
-  element& operator-=(const V& v) {
+  PARLOOP_INLINE element& operator-=(const V& v) {
     check_increment();
     static_assert(rule::not_fraction_into_integer_increment<Pos, Mode, value_type, typename node_t<V>::value_type>,
                   PARLOOP_MSG_INC_FRACTION);
     return update<ir::op::sub>(v);
   }
   template <operand V>
-  element& operator*=(const V& v) {
+  PARLOOP_INLINE element& operator*=(const V& v) {
     check_assign();
     return update<ir::op::mul>(v);
   }
   template <operand V>
-  element& operator/=(const V& v) {
+  PARLOOP_INLINE element& operator/=(const V& v) {
     check_assign();
     return update<ir::op::div>(v);
   }
 
-  value_type eval() const {
+  PARLOOP_INLINE value_type eval() const {
     check_read();
     return place_.load();
   }
@@ -169,7 +169,7 @@ class element : public expr<element<Place, Mode, Pos>> {
   }
 
   template <class V>
-  element& assign(const V& v) {
+  PARLOOP_INLINE element& assign(const V& v) {
     check_assign();
     const auto n = as_node(v);
     static_assert(compatible(where, node_t<V>::where), "parloop: host and traced values cannot meet in one statement");
@@ -184,7 +184,7 @@ class element : public expr<element<Place, Mode, Pos>> {
   }
 
   template <ir::op O, class V>
-  element& update(const V& v) {
+  PARLOOP_INLINE element& update(const V& v) {
     const auto n = as_node(v);
     static_assert(compatible(where, node_t<V>::where), "parloop: host and traced values cannot meet in one statement");
     if constexpr (where == origin::host) {

@@ -94,8 +94,8 @@ struct literal : expr<literal<T>> {
 
   T value;
 
-  explicit literal(T v) : value(v) {}
-  T eval() const { return value; }
+  PARLOOP_INLINE explicit literal(T v) : value(v) {}
+  PARLOOP_INLINE T eval() const { return value; }
   ir::id lower(ir::builder& b) const {
     if constexpr (is_floating(scalar)) return b.literal_float(scalar, static_cast<double>(value));
     else return b.literal_int(scalar, static_cast<std::int64_t>(value));
@@ -105,7 +105,7 @@ struct literal : expr<literal<T>> {
 // A C++ number becomes a literal of its promoted type (char and short promote to int, as
 // in C++); a node becomes what it is stored as.
 template <operand X>
-auto as_node(const X& x) {
+PARLOOP_INLINE auto as_node(const X& x) {
   if constexpr (std::is_same_v<X, bool>) return literal<bool>(x);
   else if constexpr (std::is_arithmetic_v<X>) return literal<decltype(+x)>(+x);
   else return typename X::node_type(x);

@@ -34,8 +34,8 @@ struct unary : expr<unary<O, A>> {
 
   A a;
 
-  explicit unary(A x) : a(std::move(x)) {}
-  value_type eval() const { return apply<O>(a.eval()); }
+  PARLOOP_INLINE explicit unary(A x) : a(std::move(x)) {}
+  PARLOOP_INLINE value_type eval() const { return apply<O>(a.eval()); }
   ir::id lower(ir::builder& b) const {
     const ir::id x = a.lower(b);
     return is_call(O) ? b.call(O, scalar_of<value_type>(), x) : b.unary(O, scalar_of<value_type>(), x);
@@ -51,8 +51,8 @@ struct binary : expr<binary<O, A, B>> {
   A a;
   B b;
 
-  binary(A x, B y) : a(std::move(x)), b(std::move(y)) {}
-  value_type eval() const {
+  PARLOOP_INLINE binary(A x, B y) : a(std::move(x)), b(std::move(y)) {}
+  PARLOOP_INLINE value_type eval() const {
     // && and || skip their right operand as in C, so a guard like `i < n && q[i] > 0` holds.
     if constexpr (O == ir::op::logical_and) return a.eval() && b.eval();
     else if constexpr (O == ir::op::logical_or) return a.eval() || b.eval();
@@ -75,9 +75,9 @@ struct select_node : expr<select_node<C, A, B>> {
   A a;
   B b;
 
-  select_node(C cond, A x, B y) : c(std::move(cond)), a(std::move(x)), b(std::move(y)) {}
+  PARLOOP_INLINE select_node(C cond, A x, B y) : c(std::move(cond)), a(std::move(x)), b(std::move(y)) {}
   // Only the chosen operand is evaluated, as with C's ?:.
-  value_type eval() const { return c.eval() ? static_cast<value_type>(a.eval()) : static_cast<value_type>(b.eval()); }
+  PARLOOP_INLINE value_type eval() const { return c.eval() ? static_cast<value_type>(a.eval()) : static_cast<value_type>(b.eval()); }
   ir::id lower(ir::builder& bld) const {
     const ir::id cond = c.lower(bld);
     const ir::id x = a.lower(bld);
@@ -94,8 +94,8 @@ struct cast_node : expr<cast_node<T, A>> {
 
   A a;
 
-  explicit cast_node(A x) : a(std::move(x)) {}
-  value_type eval() const { return static_cast<T>(a.eval()); }
+  PARLOOP_INLINE explicit cast_node(A x) : a(std::move(x)) {}
+  PARLOOP_INLINE value_type eval() const { return static_cast<T>(a.eval()); }
   ir::id lower(ir::builder& b) const {
     const ir::id x = a.lower(b);
     return b.cast(scalar_of<T>(), x);
@@ -103,11 +103,11 @@ struct cast_node : expr<cast_node<T, A>> {
 };
 
 template <ir::op O, class A>
-auto make_unary(const A& a) {
+PARLOOP_INLINE auto make_unary(const A& a) {
   return unary<O, node_t<A>>(as_node(a));
 }
 template <ir::op O, class A, class B>
-auto make_binary(const A& a, const B& b) {
+PARLOOP_INLINE auto make_binary(const A& a, const B& b) {
   return binary<O, node_t<A>, node_t<B>>(as_node(a), as_node(b));
 }
 

@@ -11,37 +11,37 @@ template <class A, class B>
 concept operand_pair = operand<A> && operand<B> && (node_like<A> || node_like<B>);
 
 template <class A, class B> requires operand_pair<A, B>
-auto operator+(const A& a, const B& b) { return make_binary<ir::op::add>(a, b); }
+PARLOOP_INLINE auto operator+(const A& a, const B& b) { return make_binary<ir::op::add>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator-(const A& a, const B& b) { return make_binary<ir::op::sub>(a, b); }
+PARLOOP_INLINE auto operator-(const A& a, const B& b) { return make_binary<ir::op::sub>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator*(const A& a, const B& b) { return make_binary<ir::op::mul>(a, b); }
+PARLOOP_INLINE auto operator*(const A& a, const B& b) { return make_binary<ir::op::mul>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator/(const A& a, const B& b) { return make_binary<ir::op::div>(a, b); }
+PARLOOP_INLINE auto operator/(const A& a, const B& b) { return make_binary<ir::op::div>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator%(const A& a, const B& b) { return make_binary<ir::op::mod>(a, b); }
+PARLOOP_INLINE auto operator%(const A& a, const B& b) { return make_binary<ir::op::mod>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator<(const A& a, const B& b) { return make_binary<ir::op::lt>(a, b); }
+PARLOOP_INLINE auto operator<(const A& a, const B& b) { return make_binary<ir::op::lt>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator<=(const A& a, const B& b) { return make_binary<ir::op::le>(a, b); }
+PARLOOP_INLINE auto operator<=(const A& a, const B& b) { return make_binary<ir::op::le>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator>(const A& a, const B& b) { return make_binary<ir::op::gt>(a, b); }
+PARLOOP_INLINE auto operator>(const A& a, const B& b) { return make_binary<ir::op::gt>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator>=(const A& a, const B& b) { return make_binary<ir::op::ge>(a, b); }
+PARLOOP_INLINE auto operator>=(const A& a, const B& b) { return make_binary<ir::op::ge>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator==(const A& a, const B& b) { return make_binary<ir::op::eq>(a, b); }
+PARLOOP_INLINE auto operator==(const A& a, const B& b) { return make_binary<ir::op::eq>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator!=(const A& a, const B& b) { return make_binary<ir::op::ne>(a, b); }
+PARLOOP_INLINE auto operator!=(const A& a, const B& b) { return make_binary<ir::op::ne>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator&&(const A& a, const B& b) { return make_binary<ir::op::logical_and>(a, b); }
+PARLOOP_INLINE auto operator&&(const A& a, const B& b) { return make_binary<ir::op::logical_and>(a, b); }
 template <class A, class B> requires operand_pair<A, B>
-auto operator||(const A& a, const B& b) { return make_binary<ir::op::logical_or>(a, b); }
+PARLOOP_INLINE auto operator||(const A& a, const B& b) { return make_binary<ir::op::logical_or>(a, b); }
 
 template <node_like A>
-auto operator-(const A& a) { return make_unary<ir::op::neg>(a); }
+PARLOOP_INLINE auto operator-(const A& a) { return make_unary<ir::op::neg>(a); }
 template <node_like A>
-auto operator+(const A& a) { return as_node(a); }
+PARLOOP_INLINE auto operator+(const A& a) { return as_node(a); }
 template <node_like A>
-auto operator!(const A& a) { return make_unary<ir::op::logical_not>(a); }
+PARLOOP_INLINE auto operator!(const A& a) { return make_unary<ir::op::logical_not>(a); }
 
 }  // namespace parloop::dsl

@@ -2,6 +2,7 @@
 // The recorder: the IR builder a trace writes into, active on this thread only while tracing.
 #pragma once
 
+#include "parloop/config.hpp"
 #include "parloop/error.hpp"
 #include "parloop/ir/builder.hpp"
 
@@ -15,7 +16,7 @@ inline ir::builder*& active_builder() {
 }  // namespace detail
 
 // Whether this thread is tracing a kernel now.
-inline bool tracing() { return detail::active_builder() != nullptr; }
+PARLOOP_INLINE bool tracing() { return detail::active_builder() != nullptr; }
 
 inline ir::builder& recorder() {
   ir::builder* b = detail::active_builder();

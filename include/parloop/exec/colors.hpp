@@ -74,24 +74,27 @@ inline bool same_group(const staged_group& a, const staged_group& b) {
   return a.values.data() == b.values.data() && a.arity == b.arity && a.slots == b.slots;
 }
 
-// The kept colouring (block 0) or plan (its block size) of [r.start, r.end) for a loop of
-// `kernel` with these arguments, of which at least one combines through a map; made on a miss.
-// Found again without allocating.
-inline const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block,
+// What kept_for finds or makes.
+enum class kept_kind { element_colors, plan, block_colors };
+
+// The kept colouring of elements (block 0), plan or colouring of blocks (their block size) of
+// [r.start, r.end) for a loop of `kernel` with these arguments, of which at least one combines
+// through a map; made on a miss. Found again without allocating.
+inline const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block, kept_kind kind,
                                                 std::span<const arg_view> args) {
   combined_args c;
   for (const arg_view& a : args) add_combined(a, c);
-  if (block > 0 && c.widest > 64) {
+  if (kind == kept_kind::plan && c.widest > 64) {
     throw argument_error(fmt::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
                                      "this loop combines through one of arity {}: use conflicts::colors or atomics",
                                      kernel, c.widest));
   }
   const std::span<const combined_targets> through(c.through.data(), c.count);
-  const std::span<const staged_group> groups(c.groups.data(), block > 0 ? c.n_groups : 0);
+  const std::span<const staged_group> groups(c.groups.data(), kind == kept_kind::plan ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
   for (map_state::kept_coloring& k : keeper.colorings) {
-    if (k.start != r.start || k.end != r.end || k.block != block || k.through.size() != c.count ||
-        k.groups.size() != groups.size()) {
+    if (k.start != r.start || k.end != r.end || k.block != block || (k.plan != nullptr) != (kind == kept_kind::plan) ||
+        k.through.size() != c.count || k.groups.size() != groups.size()) {
       continue;
     }
     bool same = true;
@@ -108,8 +111,11 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   transfer_stats& transfers = keeper.from.runtime().state()->transfers;
   map_state::kept_coloring made{
       r.start, r.end, ++keeper.coloring_uses, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr};
-  if (block > 0) made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers);
-  else made.colors = color_elements(r.start, r.end, through, transfers);
+  switch (kind) {
+    case kept_kind::element_colors: made.colors = color_elements(r.start, r.end, through, transfers); break;
+    case kept_kind::plan: made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers); break;
+    case kept_kind::block_colors: made.colors = color_blocks(r.start, r.end, block, through, transfers); break;
+  }
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
   // Those whose other maps have gone can never be found again.
   std::erase_if(keeper.colorings, [](const map_state::kept_coloring& k) {
@@ -124,10 +130,13 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
 }
 
 inline coloring& coloring_for(const std::string& kernel, range r, std::span<const arg_view> args) {
-  return *kept_for(kernel, r, 0, args).colors;
+  return *kept_for(kernel, r, 0, kept_kind::element_colors, args).colors;
 }
 inline block_plan& plan_for(const std::string& kernel, range r, int block, std::span<const arg_view> args) {
-  return *kept_for(kernel, r, block, args).plan;
+  return *kept_for(kernel, r, block, kept_kind::plan, args).plan;
+}
+inline const coloring& block_coloring_for(const std::string& kernel, range r, int block, std::span<const arg_view> args) {
+  return *kept_for(kernel, r, block, kept_kind::block_colors, args).colors;
 }
 
 }  // namespace parloop::detail

@@ -262,12 +262,13 @@ inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend
 }
 
 // A backend's status: available unless `check` throws backend_unavailable, whose message is the
-// reason; `requested` says whether the environment names a device of this backend.
+// reason; `check` returns whether the device it would open is a CPU. `requested` says whether
+// the environment names a device of this backend.
 template <class Check>
 backend_status status_with(backend_kind kind, bool requested, Check&& check) {
   try {
-    check();
-    return {kind, true, "", requested};
+    const bool cpu = check();
+    return {kind, true, "", requested, cpu};
   } catch (const backend_unavailable& e) {
     return {kind, false, e.message(), requested};
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "parloop/core/environment.hpp"
+#include "parloop/core/local_ranks.hpp"
 
 namespace parloop::exec {
 
@@ -31,19 +32,7 @@ inline bool backend_device_named(const char* backend_variable) {
   return detail::environment_value(backend_variable) != nullptr;
 }
 
-// This process's rank among the MPI ranks on its node, as the launcher says (Open MPI, MPICH,
-// Slurm), or -1 outside such a job: read without MPI, so that a runtime opened before
-// MPI_Init, or in a program without MPI, chooses alike.
-inline int local_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "PMI_LOCAL_RANK"}) {
-    const char* v = detail::environment_value(name);
-    if (v == nullptr) continue;
-    char* end = nullptr;
-    const long r = std::strtol(v, &end, 10);
-    if (*end == '\0' && r >= 0 && r < 1'000'000) return static_cast<int>(r);
-  }
-  return -1;
-}
+using detail::local_rank;
 
 // Which of `count` equal devices a process takes without a selector: its local rank's, modulo
 // the count (ranks on one node spread over its GPUs); the first outside an MPI job.

@@ -174,7 +174,7 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   // An autotuned loop launches as rank 0 chose (timed there before any value changes), so that
   // every rank runs alike; its kernels are then agreed on as any loop's.
   loop_choice launch_how = call.how;
-  if (call.how.tune && set.runtime().kind() != backend_kind::host) {
+  if (call.how.tune && !runs_lambdas(set.runtime().kind())) {
     launch_how = {autotuned_over(*d.link, d.global_size, *set.runtime().state()->backend, call.kernels, entry,
                                  call.how.named, range{0, end}, args),
                   false, false};

@@ -39,11 +39,15 @@ inline ir::kernel halo_copy_ir(const std::string& name, std::span<const ir::para
   return b.take();
 }
 
-// to = from on the host copies, element by element, through the map of whichever has one.
-inline void halo_copy_on_host(const arg_view& to, const arg_view& from, range r) {
-  const std::size_t bytes = static_cast<std::size_t>(to.dim) * scalar_bytes(to.type);
+// to = from on the host copies, element by element, through the map of whichever has one; the
+// copies made current first (once, as a loop's prepare: the threads backend runs parts of the
+// copy at once).
+inline void prepare_halo_copy_on_host(const arg_view& to, const arg_view& from) {
   from.data->ensure_host(from.owner->device());
   to.data->host_written(to.owner->device());
+}
+inline void halo_copy_on_host(const arg_view& to, const arg_view& from, range r) {
+  const std::size_t bytes = static_cast<std::size_t>(to.dim) * scalar_bytes(to.type);
   const auto place = [](const arg_view& a, index_t e) {
     return static_cast<std::size_t>(a.map != nullptr ? a.map->values[static_cast<std::size_t>(e)] : e);
   };
@@ -62,9 +66,11 @@ inline void run_halo_copy(const Set& over, const arg_view& to, const arg_view& f
   std::array<ir::param, 2> params{};
   dsl::params_of(views, params);
   const auto make_ir = [](std::span<const ir::param> p) { return halo_copy_ir(name, p); };
-  const auto on_host = [&](range r) { halo_copy_on_host(to, from, r); };
+  const auto prepare = [&] { prepare_halo_copy_on_host(to, from); };
+  const auto run = [&](range r, std::byte*) { halo_copy_on_host(to, from, r); };
+  const auto no_partials = [](const std::byte*) {};
   const loop_call call{name,  kernels, over, loop_choice{{rt.default_strategy(), rt.default_conflicts()}},
-                       range{0, over.size()}, views, {make_ir, on_host, false}};
+                       range{0, over.size()}, views, {make_ir, {prepare, run, 0, no_partials, no_partials}, false}};
   run_range(call, kernels.get(params, [&] { return make_ir(params); }), call.how, call.r);
 }
 

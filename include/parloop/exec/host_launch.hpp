@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The host backend: runs the kernel lambda on plain values, element by element, in order.
 // It is the reference every device backend is tested against. It is in exec/, with the loop
-// that calls it, since it has no device to open: no files of its own under backend/.
+// that calls it, since it has no device to open: no files of its own under backend/. The threads
+// backend (threads_launch.hpp) runs the same functions on parts of a loop at once, each block's
+// reductions into partials of its own.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <tuple>
 #include <utility>
 
 #include "parloop/core/arg.hpp"
@@ -19,15 +26,76 @@ void prepare_on_host(const arg<T, Dim, Mode, Kind>& a) {
   else s.array.ensure_host(s.device());
 }
 
+// A block's partials: each global the loop modifies, in argument order, its values in 8-byte
+// aligned places.
+template <class A>
+inline constexpr std::size_t partial_size = 0;
+template <class T, int Dim, access Mode>
+inline constexpr std::size_t partial_size<arg<T, Dim, Mode, arg_kind::global>> =
+    is_modified(Mode) ? (Dim * sizeof(T) + 7) / 8 * 8 : 0;
+
+template <class... Args>
+inline constexpr std::size_t partial_bytes = (std::size_t{0} + ... + partial_size<Args>);
+
+// Where each argument's partial starts.
+template <class... Args>
+constexpr std::array<std::size_t, sizeof...(Args)> partial_offsets() {
+  std::array<std::size_t, sizeof...(Args)> at{};
+  std::size_t next = 0, i = 0;
+  ((at[i++] = next, next += partial_size<Args>), ...);
+  return at;
+}
+
+// Runs the elements of r in order: each argument bound once, a global's copy going home (to the
+// global, or to `partials` where given) once every element has run, so that a kernel that
+// throws leaves it as it was.
 template <class F, class... Args, std::size_t... Pos>
-void launch_on_host_with(const F& f, range r, std::index_sequence<Pos...>, const Args&... args) {
-  (prepare_on_host(args), ...);
-  for (index_t e = r.start; e < r.end; ++e) f(dsl::host_accessor<Pos>(args, e)...);
+void run_on_host_with(const F& f, range r, std::byte* partials, std::index_sequence<Pos...>, const Args&... args) {
+  constexpr std::array<std::size_t, sizeof...(Args)> at = partial_offsets<Args...>();
+  std::tuple<dsl::host_binding<Pos, Args>...> bound{
+      dsl::host_binding<Pos, Args>(args, partial_size<Args> > 0 && partials != nullptr ? partials + at[Pos] : nullptr)...};
+  for (index_t e = r.start; e < r.end; ++e) f(std::get<Pos>(bound).at(e)...);
+  (std::get<Pos>(bound).finish(), ...);
 }
 
 template <class F, class... Args>
-void launch_on_host(const F& f, range r, const Args&... args) {
-  launch_on_host_with(f, r, std::index_sequence_for<Args...>{}, args...);
+void run_on_host(const F& f, range r, std::byte* partials, const Args&... args) {
+  run_on_host_with(f, r, partials, std::index_sequence_for<Args...>{}, args...);
+}
+
+// A block's partial of a global it modifies starts where adding it changes nothing: 0 for INC,
+// the global's own values for MIN and MAX.
+template <class T, int Dim, access Mode, arg_kind Kind>
+void start_partial(std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
+  if constexpr (partial_size<arg<T, Dim, Mode, Kind>> > 0) {
+    if constexpr (Mode == access::inc) std::memset(p, 0, Dim * sizeof(T));
+    else std::memcpy(p, a.data->host.data(), Dim * sizeof(T));
+  }
+}
+
+template <class T, int Dim, access Mode, arg_kind Kind>
+void combine_partial(const std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
+  if constexpr (partial_size<arg<T, Dim, Mode, Kind>> > 0) {
+    T part[Dim];
+    std::memcpy(part, p, sizeof part);
+    T* home = a.data->host.data();
+    constexpr ir::op op = Mode == access::inc ? ir::op::add : Mode == access::min ? ir::op::min : ir::op::max;
+    for (int k = 0; k < Dim; ++k) home[k] = static_cast<T>(dsl::apply<op>(home[k], part[k]));
+  }
+}
+
+template <class... Args>
+void start_partials(std::byte* partials, const Args&... args) {
+  constexpr std::array<std::size_t, sizeof...(Args)> at = partial_offsets<Args...>();
+  std::size_t i = 0;
+  (start_partial(partials + at[i++], args), ...);
+}
+
+template <class... Args>
+void combine_partials(const std::byte* partials, const Args&... args) {
+  constexpr std::array<std::size_t, sizeof...(Args)> at = partial_offsets<Args...>();
+  std::size_t i = 0;
+  (combine_partial(partials + at[i++], args), ...);
 }
 
 }  // namespace parloop::detail

@@ -7,6 +7,7 @@
 // below includes this header for the types alone, so it includes no definitions).
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 
@@ -30,13 +31,29 @@ struct loop_choice {
   bool ranged = false;
 };
 
+// The kernel's lambda run on the host, by the host backend (one run over the range) or the
+// threads backend (runs over parts of it at once, from several threads).
+struct host_callbacks {
+  // Makes the arguments' host copies current: once per loop, before any run, on the runtime's
+  // thread. A kernel from C source refuses here.
+  function_ref<void()> prepare;
+  // Runs the elements of a range in order. With partials (a block's, partial_bytes of them),
+  // the globals the loop modifies start from and end in them; without, in the globals.
+  function_ref<void(range, std::byte*)> run;
+  // The bytes of a block's partials: 0 where the loop modifies no global.
+  std::size_t partial_bytes;
+  // Sets a block's partials where combining them changes nothing (0 for INC, the global's
+  // values for MIN and MAX); combines one block's into the globals.
+  function_ref<void(std::byte*)> start_partials;
+  function_ref<void(const std::byte*)> combine_partials;
+};
+
 // What only the kernel's own type can do, passed down as callbacks: a parameter's members, so
 // they live as long as the par_loop call that made them.
 struct kernel_callbacks {
   // The kernel's IR for these parameters: traced from the lambda, or made around C source.
   function_ref<ir::kernel(std::span<const ir::param>)> make_ir;
-  // Runs the kernel over a range on the host (a kernel from source refuses).
-  function_ref<void(range)> run_on_host;
+  host_callbacks host;
   // Whether make_ir traces a lambda, whose trace may change (Runtime::checks_traces).
   bool traced;
 };

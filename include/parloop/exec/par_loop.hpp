@@ -207,23 +207,34 @@ template <class F, class... Args>
 void run_checked(const Kernel<F>& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
   const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
   const auto trace = [&](std::span<const ir::param>) { return k.trace(args...); };
-  const auto on_host = [&](range part) {
+  const auto prepare = [&] { (prepare_on_host(args), ...); };
+  const auto run = [&](range part, std::byte* partials) {
     // What the lambda throws while it runs (a computed index out of range) names the kernel, as
     // a device's report of it does.
     try {
-      launch_on_host(k.function(), part, args...);
+      run_on_host(k.function(), part, partials, args...);
     } catch (const trace_error& e) {
       throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
     }
   };
-  run_call({k.name(), k.cache(), set, how, r, views, {trace, on_host, true}});
+  const auto start = [&](std::byte* partials) { start_partials(partials, args...); };
+  const auto combine = [&](const std::byte* partials) { combine_partials(partials, args...); };
+  run_call({k.name(),
+            k.cache(),
+            set,
+            how,
+            r,
+            views,
+            {trace, {prepare, run, partial_bytes<Args...>, start, combine}, true}});
 }
 template <class... Args>
 void run_checked(const SourceKernel& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
   const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
   const auto source = [&](std::span<const ir::param> params) { return k.ir_for(params); };
-  const auto on_host = [&](range) { k.refuse_host(); };
-  run_call({k.name(), k.cache(), set, how, r, views, {source, on_host, false}});
+  const auto refuse = [&] { k.refuse_host(); };
+  const auto run = [&](range, std::byte*) { k.refuse_host(); };
+  const auto partials = [&](const std::byte*) { k.refuse_host(); };
+  run_call({k.name(), k.cache(), set, how, r, views, {source, {refuse, run, 0, partials, partials}, false}});
 }
 
 template <class K, class S, class... Rest>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One launch of a checked loop over one range of its set, on the runtime's backend: the host
-// runs the kernel's own callback, a device the compiled kernel (autotuned where asked). A
-// distributed loop makes several, one per region. Plain code: loop_call_impl.hpp includes it.
+// and threads backends run the kernel's own callbacks, a device the compiled kernel (autotuned
+// where asked). A distributed loop makes several, one per region. Plain code: loop_call_impl.hpp
+// includes it.
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "parloop/exec/device_run.hpp"
 #include "parloop/exec/kernel_entry.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/exec/threads_launch.hpp"
 #include "parloop/exec/traffic.hpp"
 
 namespace parloop::detail {
@@ -37,9 +39,18 @@ inline void check_trace(const loop_call& call, const signature_entry& entry) {
 // as `how` says.
 inline void run_range(const loop_call& call, signature_entry& entry, const loop_choice& how, range r) {
   const Runtime& rt = call.set.runtime();
+  runtime_state& state = *rt.state();
   const auto run = [&] {
-    if (rt.kind() == backend_kind::host) call.callbacks.run_on_host(r);
-    else run_on_device(*rt.state()->backend, call.kernels, entry, how.named, how.tune, r, call.views);
+    switch (rt.kind()) {
+      case backend_kind::host: {
+        const host_callbacks& h = call.callbacks.host;
+        h.prepare();
+        h.run(r, nullptr);
+        break;
+      }
+      case backend_kind::threads: run_on_threads(*state.threads, call, r, state.thread_block, state.partials); break;
+      default: run_on_device(*state.backend, call.kernels, entry, how.named, how.tune, r, call.views);
+    }
   };
   if (!stats_enabled()) {
     run();
@@ -48,7 +59,7 @@ inline void run_range(const loop_call& call, signature_entry& entry, const loop_
   // A call's time is to its end on the device: timed calls do not overlap.
   const auto start = std::chrono::steady_clock::now();
   run();
-  if (rt.kind() != backend_kind::host) wait_for(*rt.state()->backend);
+  if (state.backend != nullptr) wait_for(*state.backend);
   call.kernels.count_run(nanoseconds_since(start), declared_bytes(r, call.views));
 }
 

@@ -67,7 +67,7 @@ class SourceKernel {
   [[noreturn]] void refuse_host() const {
     throw backend_unavailable("kernel '" + state_->name +
                               "' is C source: it needs a device backend (PARLOOP_BACKEND=opencl or cuda); the host "
-                              "backend runs pl::kernel lambdas");
+                              "and threads backends run pl::kernel lambdas");
   }
   detail::kernel_cache& cache() const { return state_->cache; }
   std::uint64_t compiles() const { return state_->cache.compiles(); }

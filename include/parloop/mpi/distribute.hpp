@@ -375,16 +375,17 @@ class distributed_mesh {
     }
   }
 
-  // A host rank runs a loop's lambda where a device rank takes part in agreeing on its kernel
-  // with the others (exec/kernel_cache.hpp): ranks on the host and on devices would wait for
-  // each other. Devices of different kinds agree (each compiles what it cannot take).
+  // A rank on the host or threads backend runs a loop's lambda where a device rank takes part in
+  // agreeing on its kernel with the others (exec/kernel_cache.hpp): ranks on the CPU and on
+  // devices would wait for each other. Devices of different kinds agree (each compiles what it
+  // cannot take), and so do host and threads ranks (neither agrees on anything).
   void agree_on_backends(const Runtime& rt) {
-    std::int32_t on_host = rt.kind() == backend_kind::host ? 1 : 0;
+    std::int32_t on_host = runs_lambdas(rt.kind()) ? 1 : 0;
     link_->all_reduce(&on_host, 1, scalar_type::int32, access::inc);
     if (on_host != 0 && on_host != link_->ranks()) {
       throw argument_error(fmt::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
-                                       "on {}): the ranks run either all on the host or all on devices (OpenCL and "
-                                       "CUDA ones may mix)",
+                                       "on {}): the ranks run either all on the host (or threads) or all on devices "
+                                       "(OpenCL and CUDA ones may mix)",
                                        on_host, link_->ranks(), link_->rank(), backend_name(rt.kind())));
     }
   }

@@ -125,6 +125,7 @@ inline backend_status status() {
   return parloop::detail::status_with(backend_kind::cuda, device_requested(), [] {
     const device d = chosen_device();
     target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(), false);
+    return false;
   });
 }
 

@@ -139,7 +139,7 @@ inline bool device_requested() { return exec::backend_device_named("PARLOOP_OPEN
 
 inline backend_status status() {
   return parloop::detail::status_with(backend_kind::opencl, device_requested(),
-                                      [] { chosen_device(); });
+                                      [] { return !chosen_device().is_gpu; });
 }
 
 inline std::string open(parloop::detail::runtime_state& state) {

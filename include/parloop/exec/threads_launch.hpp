@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// The threads backend: the kernel's lambda, as the host backend runs it, over the runtime's pool
+// of threads. A loop that modifies nothing through a map that another element may reach runs in
+// contiguous chunks, one per thread. A loop that combines through maps (INC, MIN, MAX) runs OP2's
+// OpenMP scheme: blocks of consecutive elements, coloured so that no two blocks of one colour
+// reach one target; the blocks of a colour shared among the threads, each block's elements in
+// order, a barrier between colours; no atomics. A loop that reduces into globals gets one partial
+// per block, combined in block order after the loop: its result depends on the block size, never
+// on the thread count. Plain code: loop_call_impl.hpp includes it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <vector>
+
+#include "parloop/core/arg.hpp"
+#include "parloop/core/coloring.hpp"
+#include "parloop/core/range.hpp"
+#include "parloop/core/thread_pool.hpp"
+#include "parloop/exec/colors.hpp"
+#include "parloop/exec/loop_call.hpp"
+
+namespace parloop::detail {
+
+// Below this many elements per thread a loop without reductions or colours runs on fewer
+// threads, and below it in all on the calling thread alone: waking a thread costs more than
+// the elements would.
+inline constexpr index_t least_per_thread = 128;
+
+// The t-th of `count` near-equal contiguous parts of [first, first + n).
+inline range part_of(index_t first, index_t n, int t, int count) {
+  const auto at = [&](int i) { return static_cast<index_t>(first + static_cast<std::int64_t>(n) * i / count); };
+  return {at(t), at(t + 1)};
+}
+
+inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r) {
+  const index_t n = r.end - r.start;
+  const int threads = static_cast<int>(std::min<index_t>(pool.size(), std::max<index_t>(1, n / least_per_thread)));
+  if (threads == 1) {
+    h.run(r, nullptr);
+    return;
+  }
+  pool.run([&](int t) {
+    if (t < threads) h.run(part_of(r.start, n, t, threads), nullptr);
+  });
+}
+
+// Runs r on `pool` as the top of this file says, in blocks of `block` elements where it
+// colours or reduces; `scratch` keeps the blocks' partials between loops. Rethrows on the
+// calling thread what a kernel threw on any (the first), once every thread has stopped.
+inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, int block,
+                           std::vector<std::byte>& scratch) {
+  const host_callbacks& h = call.callbacks.host;
+  h.prepare();
+  const index_t n = r.end - r.start;
+  if (n <= 0) return;
+  bool combining = false;
+  for (const arg_view& a : call.views) combining = combining || combines_through_map(a);
+  if (!combining && h.partial_bytes == 0) {
+    run_chunks(pool, h, r);
+    return;
+  }
+  const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
+  const std::size_t stride = h.partial_bytes;
+  if (scratch.size() < static_cast<std::size_t>(blocks) * stride) scratch.resize(static_cast<std::size_t>(blocks) * stride);
+  const auto run_block = [&](index_t b) {
+    const range elements{static_cast<index_t>(r.start + std::int64_t{b} * block),
+                         static_cast<index_t>(std::min<std::int64_t>(r.end, r.start + (std::int64_t{b} + 1) * block))};
+    std::byte* partial = stride > 0 ? scratch.data() + static_cast<std::size_t>(b) * stride : nullptr;
+    if (partial != nullptr) h.start_partials(partial);
+    h.run(elements, partial);
+  };
+  // A block that throws is recorded and the thread goes on to the barriers, doing no more work:
+  // the others wait there for it.
+  const auto run_blocks = [&](std::span<const index_t> order, index_t first, index_t last) {
+    for (index_t i = first; i < last && !pool.failed(); ++i) {
+      try {
+        run_block(order.empty() ? i : order[static_cast<std::size_t>(i)]);
+      } catch (...) {
+        pool.fail(std::current_exception());
+      }
+    }
+  };
+  const int threads = pool.size();
+  if (combining) {
+    const coloring& colors = block_coloring_for(call.kernel, r, block, call.views);
+    pool.run([&](int t) {
+      for (int c = 0; c < colors.colors(); ++c) {
+        const index_t lo = colors.offsets[static_cast<std::size_t>(c)];
+        const range mine = part_of(lo, colors.offsets[static_cast<std::size_t>(c) + 1] - lo, t, threads);
+        run_blocks(colors.order, mine.start, mine.end);
+        if (c + 1 < colors.colors()) pool.barrier();
+      }
+    });
+  } else {
+    pool.run([&](int t) {
+      const range mine = part_of(0, blocks, t, threads);
+      run_blocks({}, mine.start, mine.end);
+    });
+  }
+  for (index_t b = 0; b < blocks && stride > 0; ++b) h.combine_partials(scratch.data() + static_cast<std::size_t>(b) * stride);
+}
+
+}  // namespace parloop::detail
