@@ -2,17 +2,20 @@
 // The storage behind a Dat or a Global: host values, device mirror, name, owner.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "parloop/core/map.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
+#include "parloop/core/thread_pool.hpp"
 #include "parloop/core/validity.hpp"
 
 namespace parloop {
@@ -54,15 +57,63 @@ inline component_shape shape_of(const Runtime& rt, const std::optional<Set>& on,
             : component_shape{};
 }
 
+// Allocates without writing: a vector of n values made with it leaves them uninitialised (for
+// the arithmetic types of dats), so that their first write decides where the system puts each
+// page -- near the thread that writes it.
+template <class T>
+struct untouched_allocator {
+  using value_type = T;
+  untouched_allocator() = default;
+  template <class U>
+  explicit untouched_allocator(const untouched_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return std::allocator<T>{}.allocate(n); }
+  void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>{}.deallocate(p, n); }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    if constexpr (sizeof...(A) == 0) ::new (static_cast<void*>(p)) U;
+    else ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+  friend bool operator==(const untouched_allocator&, const untouched_allocator&) { return true; }
+};
+
+// A dat's or global's host values.
+template <class T>
+using host_vector = std::vector<T, untouched_allocator<T>>;
+
+// `init` as host values on `rt`: on the threads backend, each thread writes the part of the
+// elements it runs in a direct loop (core/thread_pool.hpp's part_of), so that a machine whose
+// memory is nearer some cores than others -- several sockets, or a virtual machine over them --
+// keeps each thread's part near it (on 16 cores of the GPU machine, a direct loop over values
+// written by one thread ran at two thirds of the bandwidth).
+template <class T>
+host_vector<T> placed_values(const Runtime& rt, const std::optional<Set>& on, const std::vector<T>& init, int dim) {
+  host_vector<T> values(init.size());
+  thread_pool* pool = rt.state()->threads.get();
+  const index_t n = on ? on->size() : 0;
+  const int threads = pool != nullptr && n > 0 ? threads_for(pool->size(), n) : 1;
+  if (threads == 1) {
+    std::copy(init.begin(), init.end(), values.begin());
+    return values;
+  }
+  const auto at = [&](index_t e) { return static_cast<std::ptrdiff_t>(e) * dim; };
+  pool->run(
+      [&](int t) {
+        const range part = part_of(0, n, t, threads);
+        std::copy(init.begin() + at(part.start), init.begin() + at(part.end), values.begin() + at(part.start));
+      },
+      threads);
+  return values;
+}
+
 template <class T>
 struct array_state : array_base {
   // `dim` values per element of `on` (a Global has no set).
-  array_state(Runtime rt, std::optional<Set> on, std::vector<T> init, std::string array_name, int dim = 1)
+  array_state(Runtime rt, std::optional<Set> on, const std::vector<T>& init, std::string array_name, int dim = 1)
       : array_base(std::move(rt), std::move(on), std::move(array_name)),
-        host(std::move(init)),
+        host(placed_values(runtime, set, init, dim)),
         array(host.data(), host.size() * sizeof(T), runtime.state()->transfers, shape_of(runtime, set, dim, sizeof(T))) {}
 
-  std::vector<T> host;
+  host_vector<T> host;
   mirrored_array array;
 };
 

@@ -61,7 +61,8 @@ inline int threads_from_environment() {
 }
 
 inline bool pinning_from_environment() {
-  return switch_from_environment("PARLOOP_THREADS_PIN", false, "binds thread i to the i-th CPU the process may use",
+  return switch_from_environment("PARLOOP_THREADS_PIN", false,
+                                 "binds worker thread i to the i-th CPU the process may use",
                                  "leaves the threads where the system puts them");
 }
 

@@ -5,7 +5,9 @@
 // called back to back start in about a microsecond, and an idle pool costs no CPU.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -19,32 +21,38 @@
 #endif
 
 #include "parloop/core/function_ref.hpp"
+#include "parloop/core/range.hpp"
 
 namespace parloop::detail {
 
-// Waits until `a` no longer holds `old`: spins a while, then sleeps counted in `sleepers`, so
-// that the thread that changes it calls notify_all only when someone sleeps (see wake).
-// About 20-100 microseconds of pause instructions: a loop's next launch usually comes sooner.
-// Under ThreadSanitizer each of the spin's loads costs a hundred times as much: sleep sooner.
+// How long a waiting thread spins before it sleeps: a loop's next launch usually comes sooner,
+// and a thread woken from sleep (a futex, an inter-processor interrupt, in a virtual machine an
+// exit to the hypervisor) starts tens to hundreds of microseconds late. Counted in time, not in
+// pause instructions, whose cost varies tenfold between processors. Under ThreadSanitizer each
+// load of the spin costs a hundred times as much: sleep sooner.
 #if defined(__SANITIZE_THREAD__)
-inline constexpr int spin_iterations = 1 << 8;
+#define PARLOOP_POOL_SPIN_US 2
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-inline constexpr int spin_iterations = 1 << 8;
-#else
-inline constexpr int spin_iterations = 1 << 14;
+#define PARLOOP_POOL_SPIN_US 2
 #endif
-#else
-inline constexpr int spin_iterations = 1 << 14;
 #endif
+#ifndef PARLOOP_POOL_SPIN_US
+#define PARLOOP_POOL_SPIN_US 200
+#endif
+inline constexpr std::chrono::microseconds spin_time{PARLOOP_POOL_SPIN_US};
 
+// Waits until `a` no longer holds `old`: spins a while, then sleeps counted in `sleepers`, so
+// that the thread that changes it calls notify_all only when someone sleeps (see wake).
 template <class T>
 void await_change(const std::atomic<T>& a, T old, std::atomic<int>& sleepers) {
-  for (int i = 0; i < spin_iterations; ++i) {
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned i = 1;; ++i) {
     if (a.load(std::memory_order_acquire) != old) return;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() - start > spin_time) break;
   }
   // Dekker's handshake with wake: each side's store precedes its load (both sequentially
   // consistent), so either this thread sees the new value or the waker sees a sleeper.
@@ -59,10 +67,29 @@ void wake(std::atomic<T>& a, const std::atomic<int>& sleepers) {
   if (sleepers.load(std::memory_order_seq_cst) > 0) a.notify_all();
 }
 
+// The t-th of `count` near-equal contiguous parts of [first, first + n): how the threads backend
+// shares a loop's elements (and a colour's blocks) among its threads, and where it first touches
+// a dat's pages, so that each thread's part of a direct loop is in memory near it.
+inline range part_of(index_t first, index_t n, int t, int count) {
+  const auto at = [&](int i) { return static_cast<index_t>(first + static_cast<std::int64_t>(n) * i / count); };
+  return {at(t), at(t + 1)};
+}
+
+// Below this many elements per thread a loop runs on fewer threads (the calling thread alone
+// below twice this): waking a thread costs more than the elements would.
+inline constexpr index_t least_per_thread = 128;
+
+// The threads of `pool` a loop of n elements without colours or reductions runs on.
+inline int threads_for(int pool_size, index_t n) {
+  return static_cast<int>(std::min<index_t>(pool_size, std::max<index_t>(1, n / least_per_thread)));
+}
+
 class thread_pool {
  public:
-  // `threads` in all, the caller's included; `pin` binds thread i to the i-th CPU this process
-  // may run on (Linux; elsewhere it is ignored).
+  // `threads` in all, the caller's included; `pin` binds worker i to the i-th CPU this process
+  // may run on (Linux; elsewhere it is ignored). The calling thread is left where it is: threads
+  // a program starts later inherit its binding, and a user's OpenMP team bound to one CPU ran
+  // 200 times slower.
   thread_pool(int threads, bool pin) : size_(threads < 1 ? 1 : threads), pin_(pin) {
 #if defined(__linux__)
     if (pin_) {
@@ -73,7 +100,6 @@ class thread_pool {
           if (CPU_ISSET(c, &allowed)) cpus_.push_back(c);
         }
       }
-      pin_to(0);
     }
 #endif
     workers_.reserve(static_cast<std::size_t>(size_ - 1));
@@ -91,17 +117,20 @@ class thread_pool {
   int size() const { return size_; }
   bool pinned() const { return pin_; }
 
-  // Runs job(t) on thread t for every t in [0, size()), 0 being the calling thread, and returns
-  // when all have finished; then rethrows the first exception a thread recorded (fail) or let
-  // out of the job. One job at a time: the pool belongs to its runtime's thread.
-  void run(function_ref<void(int)> job) {
+  // Runs job(t) on thread t for every t in [0, count) (all the pool's by default), 0 being the
+  // calling thread, and returns when those have finished; then rethrows the first exception a
+  // thread recorded (fail) or let out of the job. The pool's other threads wake and go back to
+  // waiting: a small loop on two threads does not wait for sixteen. One job at a time: the pool
+  // belongs to its runtime's thread.
+  void run(function_ref<void(int)> job, int count = 0) {
     failure_ = nullptr;
     failed_.store(false, std::memory_order_relaxed);
-    if (size_ == 1) {
+    active_ = count < 1 || count > size_ ? size_ : count;
+    if (active_ == 1) {
       guarded(job, 0);
     } else {
       job_ = &job;
-      pending_.store(size_ - 1, std::memory_order_relaxed);
+      pending_.store(active_ - 1, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_seq_cst);
       wake(generation_, generation_sleepers_);
       guarded(job, 0);
@@ -113,12 +142,12 @@ class thread_pool {
     if (failure_) std::rethrow_exception(failure_);
   }
 
-  // Inside a job, on every thread of the pool: returns once all have reached it. What each
+  // Inside a job, on every thread that runs it: returns once all have reached it. What each
   // thread wrote before it is seen by every thread after it.
   void barrier() {
-    if (size_ == 1) return;
+    if (active_ == 1) return;
     const std::uint64_t phase = barrier_phase_.load(std::memory_order_acquire);
-    if (barrier_arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == size_) {
+    if (barrier_arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == active_) {
       barrier_arrived_.store(0, std::memory_order_relaxed);
       barrier_phase_.fetch_add(1, std::memory_order_seq_cst);
       wake(barrier_phase_, barrier_sleepers_);
@@ -152,6 +181,7 @@ class thread_pool {
       await_change(generation_, seen, generation_sleepers_);
       seen = generation_.load(std::memory_order_acquire);
       if (stopping_.load(std::memory_order_relaxed)) return;
+      if (t >= active_) continue;
       guarded(*job_, t);
       if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1) wake(pending_, pending_sleepers_);
     }
@@ -173,7 +203,9 @@ class thread_pool {
   std::vector<int> cpus_;
   std::vector<std::thread> workers_;
 
+  // The job and how many threads run it: written before the generation that publishes them.
   function_ref<void(int)>* job_ = nullptr;
+  int active_ = 1;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<int> generation_sleepers_{0};
   std::atomic<int> pending_{0};

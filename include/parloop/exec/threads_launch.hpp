@@ -25,27 +25,14 @@
 
 namespace parloop::detail {
 
-// Below this many elements per thread a loop without reductions or colours runs on fewer
-// threads, and below it in all on the calling thread alone: waking a thread costs more than
-// the elements would.
-inline constexpr index_t least_per_thread = 128;
-
-// The t-th of `count` near-equal contiguous parts of [first, first + n).
-inline range part_of(index_t first, index_t n, int t, int count) {
-  const auto at = [&](int i) { return static_cast<index_t>(first + static_cast<std::int64_t>(n) * i / count); };
-  return {at(t), at(t + 1)};
-}
-
 inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r) {
   const index_t n = r.end - r.start;
-  const int threads = static_cast<int>(std::min<index_t>(pool.size(), std::max<index_t>(1, n / least_per_thread)));
+  const int threads = threads_for(pool.size(), n);
   if (threads == 1) {
     h.run(r, nullptr);
     return;
   }
-  pool.run([&](int t) {
-    if (t < threads) h.run(part_of(r.start, n, t, threads), nullptr);
-  });
+  pool.run([&](int t) { h.run(part_of(r.start, n, t, threads), nullptr); }, threads);
 }
 
 // Runs r on `pool` as the top of this file says, in blocks of `block` elements where it
@@ -84,7 +71,9 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
       }
     }
   };
-  const int threads = pool.size();
+  // No more threads than blocks: a loop of a few blocks (Airfoil's boundary edges) does not wait
+  // for a pool's every thread.
+  const int threads = static_cast<int>(std::min<index_t>(pool.size(), blocks));
   if (combining) {
     const coloring& colors = block_coloring_for(call.kernel, r, block, call.views);
     pool.run([&](int t) {
@@ -94,12 +83,12 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
         run_blocks(colors.order, mine.start, mine.end);
         if (c + 1 < colors.colors()) pool.barrier();
       }
-    });
+    }, threads);
   } else {
     pool.run([&](int t) {
       const range mine = part_of(0, blocks, t, threads);
       run_blocks({}, mine.start, mine.end);
-    });
+    }, threads);
   }
   for (index_t b = 0; b < blocks && stride > 0; ++b) h.combine_partials(scratch.data() + static_cast<std::size_t>(b) * stride);
 }
