@@ -18,12 +18,10 @@
 
 #include "parloop/core/environment.hpp"
 #include "parloop/core/local_ranks.hpp"
+#include "parloop/core/thread_pool.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::detail {
-
-// The most threads a runtime takes: far beyond any node's cores, short of what a typo would ask.
-inline constexpr int max_threads = 4096;
 
 // The CPUs this process may run on (its affinity mask, which a batch system or launcher may
 // have narrowed), else the machine's hardware threads.

@@ -84,13 +84,16 @@ inline int threads_for(int pool_size, index_t n) {
   return static_cast<int>(std::min<index_t>(pool_size, std::max<index_t>(1, n / least_per_thread)));
 }
 
+// The most threads a pool has: far beyond any node's cores, short of what a typo would ask.
+inline constexpr int max_threads = 4096;
+
 class thread_pool {
  public:
   // `threads` in all, the caller's included; `pin` binds worker i to the i-th CPU this process
   // may run on (Linux; elsewhere it is ignored). The calling thread is left where it is: threads
   // a program starts later inherit its binding, and a user's OpenMP team bound to one CPU ran
   // 200 times slower.
-  thread_pool(int threads, bool pin) : size_(threads < 1 ? 1 : threads), pin_(pin) {
+  thread_pool(int threads, bool pin) : size_(std::clamp(threads, 1, max_threads)), pin_(pin) {
 #if defined(__linux__)
     if (pin_) {
       cpu_set_t allowed;
@@ -131,7 +134,8 @@ class thread_pool {
     } else {
       job_ = &job;
       pending_.store(active_ - 1, std::memory_order_relaxed);
-      generation_.fetch_add(1, std::memory_order_seq_cst);
+      launches_ += 1;
+      generation_.store(launches_ << thread_bits | static_cast<std::uint64_t>(active_), std::memory_order_seq_cst);
       wake(generation_, generation_sleepers_);
       guarded(job, 0);
       for (int left = pending_.load(std::memory_order_acquire); left != 0; left = pending_.load(std::memory_order_acquire)) {
@@ -181,7 +185,10 @@ class thread_pool {
       await_change(generation_, seen, generation_sleepers_);
       seen = generation_.load(std::memory_order_acquire);
       if (stopping_.load(std::memory_order_relaxed)) return;
-      if (t >= active_) continue;
+      // A thread the launch does not need goes back to waiting at once. It reads how many the
+      // launch needs from the generation it loaded, not from active_: the caller, waiting for
+      // none but those, may be writing the next launch's already.
+      if (t >= static_cast<int>(seen & thread_mask)) continue;
       guarded(*job_, t);
       if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1) wake(pending_, pending_sleepers_);
     }
@@ -205,6 +212,12 @@ class thread_pool {
 
   // The job and how many threads run it: written before the generation that publishes them.
   function_ref<void(int)>* job_ = nullptr;
+  // A launch's generation: its number, shifted past the threads that run it. Read and written by
+  // the caller; the workers read the generation only.
+  static constexpr int thread_bits = 16;
+  static constexpr std::uint64_t thread_mask = (std::uint64_t{1} << thread_bits) - 1;
+  static_assert(max_threads <= static_cast<int>(thread_mask), "a launch's threads fit its generation's low bits");
+  std::uint64_t launches_ = 0;
   int active_ = 1;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<int> generation_sleepers_{0};
