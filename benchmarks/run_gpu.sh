@@ -120,7 +120,8 @@ for step in "${steps[@]}"; do
     bench-cpu)
       # The machine's CPU, otherwise idle: Airfoil at OP2's size on the host and threads backends
       # against the hand-written sequential and OpenMP solvers, 1 to all cores, and PoCL; the
-      # threads backend's launch, triad and SUM against plain loops.
+      # threads backend's launch, triad and SUM against plain loops. benchmarks/plot_airfoil_cpu.py
+      # draws the CSV (time per iteration against threads) where matplotlib is.
       "$build/benchmarks/bench_airfoil_cpu" --size 720000 --iterations 20 --threads 1,2,4,8,16 \
         --csv "$out/bench-airfoil-cpu.csv" 2>&1 | tee "$out/bench-airfoil-cpu.txt"
       rc=${PIPESTATUS[0]}
