@@ -454,19 +454,8 @@ void write_csv(const std::string& path, const std::vector<csv_row>& rows) {
   }
 }
 
-bool agrees(double value, double reference) {
-  // Written so that a NaN disagrees.
-  return std::fabs(value - reference) <= rms_tolerance * std::fabs(reference);
-}
-
 int run_parent(const options& o) {
-  if (o.csv) {
-    // Before minutes of measuring, not after.
-    const std::filesystem::path folder = std::filesystem::path(*o.csv).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder)) {
-      throw std::runtime_error("--csv " + *o.csv + ": there is no folder " + folder.string());
-    }
-  }
+  parloop_bench::check_csv_folder(o.csv);
   const airfoil::mesh m = airfoil::make_naca0012(o.size);
   const airfoil::flow c;
   const int n = o.iterations;
@@ -524,7 +513,7 @@ int run_parent(const options& o) {
   for (std::size_t i = 0; i < count; ++i) {
     for (int rep = 0; rep < repetitions; ++rep) {
       const double v = rms[i][static_cast<std::size_t>(rep)];
-      if (!agrees(v, reference)) {
+      if (!parloop_bench::agrees(v, reference, rms_tolerance)) {
         std::printf("WRONG: %s, repetition %d: rms %.17g against %s's %.17g (relative difference %.2e > %.0e)\n",
                     runners[i]->name().c_str(), rep + 1, v, runners[0]->name().c_str(), reference,
                     std::fabs(v - reference) / std::fabs(reference), rms_tolerance);

@@ -253,11 +253,6 @@ options parse(int argc, char** argv) {
   return o;
 }
 
-bool agrees(double value, double reference) {
-  // Written so that a NaN disagrees.
-  return std::fabs(value - reference) <= rms_tolerance * std::fabs(reference);
-}
-
 // The threads backend on `threads` threads, with blocks of `block` elements where it colours.
 pl::Runtime open_threads(int threads, int block) {
   ::setenv("PARLOOP_THREADS", std::to_string(threads).c_str(), 1);
@@ -288,12 +283,7 @@ std::optional<pl::Runtime> open_opencl(pl::conflicts conflicts, pl::dat_layout l
 }
 
 int run(const options& o) {
-  if (o.csv) {
-    const std::filesystem::path folder = std::filesystem::path(*o.csv).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder)) {
-      throw std::runtime_error("--csv " + *o.csv + ": there is no folder " + folder.string());
-    }
-  }
+  parloop_bench::check_csv_folder(o.csv);
   const airfoil::mesh m = airfoil::make_naca0012(o.size);
   const airfoil::flow c;
   const int n = o.iterations;
@@ -351,7 +341,7 @@ int run(const options& o) {
   for (std::size_t i = 0; i < count; ++i) {
     for (int rep = 0; rep < repetitions; ++rep) {
       const double v = rms[i][static_cast<std::size_t>(rep)];
-      if (!agrees(v, reference)) {
+      if (!parloop_bench::agrees(v, reference, rms_tolerance)) {
         std::printf("WRONG: %s (%d threads), repetition %d: rms %.17g against %.17g (relative difference %.2e > %.0e)\n",
                     runners[i]->name().c_str(), runners[i]->threads(), rep + 1, v, reference,
                     std::fabs(v - reference) / std::fabs(reference), rms_tolerance);

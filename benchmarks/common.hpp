@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// What the benchmark programs share: medians of timings, and the cost of a global SUM (a triad
-// that also sums its results into a global, against the same triad without), measured on any
-// runtime.
+// What the benchmark programs share: medians of timings, relative agreement, the --csv check,
+// and the cost of a global SUM (a triad that also sums its results into a global, against the
+// same triad without), measured on any runtime.
 #pragma once
 
 #include <parloop/parloop.hpp>
@@ -9,10 +9,28 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace parloop_bench {
+
+// Whether `value` is within `tolerance` of `reference`, relatively; a NaN never is.
+inline bool agrees(double value, double reference, double tolerance) {
+  return std::fabs(value - reference) <= tolerance * std::fabs(reference);
+}
+
+// A --csv file's folder must exist: said before minutes of measuring, not after.
+inline void check_csv_folder(const std::optional<std::string>& csv) {
+  if (!csv) return;
+  const std::filesystem::path folder = std::filesystem::path(*csv).parent_path();
+  if (!folder.empty() && !std::filesystem::is_directory(folder)) {
+    throw std::runtime_error("--csv " + *csv + ": there is no folder " + folder.string());
+  }
+}
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
