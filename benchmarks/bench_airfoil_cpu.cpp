@@ -262,23 +262,32 @@ pl::Runtime open_threads(int threads, int block) {
   return rt;
 }
 
-// The OpenCL runtime of a CPU device with the given conflicts and layout, or nothing (and why).
-std::optional<pl::Runtime> open_opencl(pl::conflicts conflicts, pl::dat_layout layout) {
+// How an OpenCL variant departs from the device's defaults: conflicts and layout, autotuning.
+struct opencl_variant {
+  const char* name;
+  std::optional<pl::conflicts> conflicts;
+  std::optional<pl::dat_layout> layout;
+  bool autotune = false;
+};
+
+// The OpenCL runtime of a CPU device as `v` says, or nothing (and why).
+std::optional<pl::Runtime> open_opencl(const opencl_variant& v) {
   for (const pl::backend_status& s : pl::backends()) {
     if (s.kind == pl::backend_kind::opencl && s.available && !s.cpu_device) {
       std::printf("no OpenCL variant: OpenCL's device here is not a CPU\n");
       return std::nullopt;
     }
   }
-  ::setenv("PARLOOP_DAT_LAYOUT", std::string(pl::to_string(layout)).c_str(), 1);
+  if (v.layout) ::setenv("PARLOOP_DAT_LAYOUT", std::string(pl::to_string(*v.layout)).c_str(), 1);
   std::optional<pl::Runtime> rt;
   try {
     rt = pl::Runtime::open(pl::backend_kind::opencl);
   } catch (const pl::backend_unavailable& e) {
     std::printf("no OpenCL variant: %s\n", e.what());
   }
-  ::unsetenv("PARLOOP_DAT_LAYOUT");
-  if (rt) rt->set_default_conflicts(conflicts);
+  if (v.layout) ::unsetenv("PARLOOP_DAT_LAYOUT");
+  if (rt && v.conflicts) rt->set_default_conflicts(*v.conflicts);
+  if (rt) rt->set_autotune(v.autotune);
   return rt;
 }
 
@@ -308,12 +317,19 @@ int run(const options& o) {
     runners.push_back(std::make_unique<parloop_runner>("parloop-threads", t, open_threads(t, o.block), m, c));
   }
   if (o.opencl) {
-    if (auto rt = open_opencl(pl::conflicts::atomics, pl::dat_layout::soa)) {
-      std::printf("OpenCL device: %s\n", rt->device_name().c_str());
-      runners.push_back(std::make_unique<parloop_runner>("parloop-opencl-defaults", 0, *rt, m, c));
-    }
-    if (auto rt = open_opencl(pl::conflicts::colors, pl::dat_layout::aos)) {
-      runners.push_back(std::make_unique<parloop_runner>("parloop-opencl-colors-aos", 0, *rt, m, c));
+    // The device's defaults (a CPU's: colours, dats by elements), a GPU's, OP2's two-level plan,
+    // and each loop's launch autotuned.
+    for (const opencl_variant& v : {opencl_variant{"parloop-opencl", {}, {}},
+                                    opencl_variant{"parloop-opencl-atomics-soa", pl::conflicts::atomics,
+                                                   pl::dat_layout::soa},
+                                    opencl_variant{"parloop-opencl-blocks", pl::conflicts::blocks, {}},
+                                    opencl_variant{"parloop-opencl-autotuned", {}, {}, true}}) {
+      if (auto rt = open_opencl(v)) {
+        if (runners.back()->name().find("opencl") == std::string::npos) {
+          std::printf("OpenCL device: %s\n", rt->device_name().c_str());
+        }
+        runners.push_back(std::make_unique<parloop_runner>(v.name, 0, *rt, m, c));
+      }
     }
   }
   const std::size_t count = runners.size();

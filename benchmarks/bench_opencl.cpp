@@ -7,6 +7,8 @@
 //  - a loop with a global SUM against the same loop without one, per loop (small and large);
 //  - the cold first par_loop of a new kernel (trace, generate, build, first launch) against
 //    clBuildProgram + clCreateKernel + the first launch of the same source, by hand;
+//  - many new kernels, each compiled and run once, by hand, by parloop without its disk cache and
+//    by parloop storing each in a new cache folder, every store finished within the time;
 //  - a gather by a computed index with the device-side index check against without it;
 //  - tracing time against the number of pl::let locals.
 // Each figure is the median of repeated timings after a warm-up; ratios are parloop's time
@@ -22,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -204,6 +207,56 @@ int main(int argc, char** argv) {
   }
   const double t_cold_pl = median(cold_pl), t_cold_hand = median(cold_hand);
 
+  // Many new kernels: a batch of `batch` kernels no one has built before (each trial's constants
+  // differ), each built and run once over `small` elements, with one wait at the end. parloop's
+  // runtime opens and closes inside the time, so that everything it stores is on disk.
+  const int batch = 12, batch_reps = 3;
+  int salt_count = 0;
+  const auto next_salt = [&] { return 2.0 + 0.001 * salt_count++; };
+  const auto hand_batch = [&] {
+    for (int i = 0; i < batch; ++i) {
+      const double salt = next_salt();
+      auto k = pl::kernel("batch", [salt](auto a, auto b, auto c) { a = b * salt + c; });
+      const pl::codegen::generated_source text = pl::codegen::generate(
+          *k.traced(a(pl::WRITE), b(pl::READ), c(pl::READ)), pl::codegen::dialect_kind::opencl, rt.default_strategy());
+      hand_kernel built(ctx, text.text.c_str(), text.entry.c_str());
+      const std::size_t groups = static_cast<std::size_t>(default_grid(0, small, facts));
+      built.launch(groups * default_block, default_block, 0, small, ma, mb, mc);
+    }
+    finish();
+  };
+  const std::filesystem::path batch_dir =
+      std::filesystem::temp_directory_path() / ("parloop-bench-opencl-" + std::to_string(::getpid()));
+  double stored_error = 0.0;
+  std::uintmax_t stored_files = 0;
+  const auto parloop_batch = [&](bool store) {
+    ::setenv("PARLOOP_CACHE", store ? "on" : "off", 1);
+    ::setenv("PARLOOP_CACHE_DIR", batch_dir.c_str(), 1);
+    {
+      const pl::Runtime batch_rt = pl::Runtime::open(pl::backend_kind::opencl);
+      const pl::Set few(batch_rt, small);
+      pl::Dat<double> ba(few), bb(few, std::vector<double>(b0.begin(), b0.begin() + small)),
+          bc(few, std::vector<double>(c0.begin(), c0.begin() + small));
+      double salt = 0.0;
+      for (int i = 0; i < batch; ++i) {
+        salt = next_salt();
+        auto k = pl::kernel("batch", [salt](auto a, auto b, auto c) { a = b * salt + c; });
+        pl::par_loop(k, few, ba(pl::WRITE), bb(pl::READ), bc(pl::READ));
+      }
+      stored_error = std::max(stored_error, std::abs(ba.host()[3] - (b0[3] * salt + c0[3])));
+    }
+    ::setenv("PARLOOP_CACHE", "off", 1);
+    std::error_code ignored;
+    if (store) stored_files = std::filesystem::remove_all(batch_dir, ignored);
+  };
+  std::vector<double> batch_hand, batch_off, batch_on;
+  for (int r = 0; r < batch_reps; ++r) {
+    batch_hand.push_back(median_seconds(1, hand_batch));
+    batch_off.push_back(median_seconds(1, [&] { parloop_batch(false); }));
+    batch_on.push_back(median_seconds(1, [&] { parloop_batch(true); }));
+  }
+  const double t_batch_hand = median(batch_hand), t_batch_off = median(batch_off), t_batch_on = median(batch_on);
+
   // Memory: kernels compiled and kept alive, then kernels made, launched and dropped in a loop;
   // parloop against the same done by hand (build, create, launch, finish), in resident KB each.
   const auto rss_kb = [] {
@@ -375,6 +428,9 @@ int main(int argc, char** argv) {
   std::printf("%-44s %9.3f ms\n", "loop of n, with a global SUM", t_sum_big * 1e3);
   std::printf("%-44s %9.2f ms\n", "cold first par_loop of a new kernel", t_cold_pl * 1e3);
   std::printf("%-44s %9.2f ms\n", "clBuildProgram + clCreateKernel + launch", t_cold_hand * 1e3);
+  std::printf("%2d new kernels, %-32s %9.2f ms\n", batch, "by hand", t_batch_hand * 1e3);
+  std::printf("%2d new kernels, %-32s %9.2f ms\n", batch, "parloop, disk cache off", t_batch_off * 1e3);
+  std::printf("%2d new kernels, %-32s %9.2f ms\n", batch, "parloop, each stored in the cache", t_batch_on * 1e3);
   std::printf("%-44s %9.1f KB\n", "memory per kernel kept, parloop", kb_kept_pl);
   std::printf("%-44s %9.1f KB\n", "memory per kernel kept, by hand", kb_kept_hand);
   std::printf("%-44s %9.1f KB\n", "memory per kernel made and dropped, parloop", kb_dropped_pl);
@@ -396,10 +452,14 @@ int main(int argc, char** argv) {
               t_sum_small / t_plain_small, t_sum_big / t_plain_big);
   std::printf("cold path ratio (first par_loop / build + launch by hand): %.2f   (goal <= 1.1)\n",
               t_cold_pl / t_cold_hand);
+  std::printf("new kernels ratio (parloop / by hand): %.2f with the disk cache off, %.2f storing each (%ju files)   "
+              "(goal <= 1.1)\n",
+              t_batch_off / t_batch_hand, t_batch_on / t_batch_hand, stored_files);
   std::printf("index check ratio (checked / PARLOOP_CHECK_INDICES=0): %.2f large, %.2f small with a host read\n",
               t_big_checked / t_big_unchecked, t_read_checked / t_read_unchecked);
   std::printf("tracing, time per let at %d over at %d: %.2f   (linear: about 1)\n", trace_rows.back().lets,
               trace_rows.front().lets, trace_growth);
-  std::printf("triad check: max |a - (b + s*c)| = %.3g; SUM check: relative error %.3g\n", max_diff, total_error);
-  return max_diff <= 1e-14 && total_error <= 1e-9 ? 0 : 1;
+  std::printf("triad check: max |a - (b + s*c)| = %.3g; SUM check: relative error %.3g; new kernels' check: %.3g\n",
+              max_diff, total_error, stored_error);
+  return max_diff <= 1e-14 && total_error <= 1e-9 && stored_error <= 1e-14 ? 0 : 1;
 }

@@ -239,6 +239,24 @@ TEST_CASE("A device keeps a dat of several components by components, or as the h
   CHECK(pl::Runtime::open(pl::backend_kind::host).dat_layout() == pl::dat_layout::aos);
 }
 
+TEST_CASE("a CPU device keeps dats by elements and colours combining writes, unless the environment says otherwise",
+          "[core][layout]") {
+  const scoped_env unset_layout("PARLOOP_DAT_LAYOUT", nullptr), unset_conflicts("PARLOOP_CONFLICTS", nullptr);
+  {
+    const pl::Runtime gpu = parloop_test::runtime_on(std::make_shared<parloop_test::fake_backend>());
+    CHECK(gpu.dat_layout() == pl::dat_layout::soa);
+    CHECK(gpu.default_conflicts() == pl::conflicts::atomics);
+    const pl::Runtime cpu =
+        parloop_test::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults));
+    CHECK(cpu.dat_layout() == pl::dat_layout::aos);
+    CHECK(cpu.default_conflicts() == pl::conflicts::colors);
+  }
+  const scoped_env soa("PARLOOP_DAT_LAYOUT", "soa"), blocks("PARLOOP_CONFLICTS", "blocks");
+  const pl::Runtime told = parloop_test::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults));
+  CHECK(told.dat_layout() == pl::dat_layout::soa);
+  CHECK(told.default_conflicts() == pl::conflicts::blocks);
+}
+
 TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validity]") {
   auto device = std::make_shared<parloop_test::fake_backend>();
   const pl::Runtime rt = parloop_test::runtime_on(device);

@@ -186,7 +186,11 @@ TEST_CASE("a device without double precision refuses a double kernel clearly", "
   const pl::Map m(s, cells, 1, std::vector<pl::index_t>(10, 2));
   pl::Dat<std::int64_t> count(cells);
   auto tally = pl::kernel("tally", [](auto c) { c += 1; });
-  CHECK_THROWS_WITH(pl::par_loop(tally, s, count(pl::INC, m, 0)), Contains("needs 64-bit atomics"));
+  CHECK_THROWS_WITH(pl::par_loop(tally, s, pl::conflicts::atomics, count(pl::INC, m, 0)),
+                    Contains("needs 64-bit atomics"));
+  // Coloured, it needs none.
+  pl::par_loop(tally, s, pl::conflicts::colors, count(pl::INC, m, 0));
+  CHECK(count.host()[2] == 10);
 }
 
 TEST_CASE("a block larger than the device allows is refused", "[opencl][errors]") {

@@ -44,10 +44,11 @@ inline std::size_t soa_stride(std::size_t elements) {
   return stride;
 }
 
-// PARLOOP_DAT_LAYOUT=soa|aos: how a device runtime keeps its dats; unset or empty, soa.
-inline dat_layout dat_layout_from_environment() {
+// PARLOOP_DAT_LAYOUT=soa|aos: how a device runtime keeps its dats; unset or empty, what suits the
+// device (`preferred`).
+inline dat_layout dat_layout_from_environment(dat_layout preferred = dat_layout::soa) {
   return choice_from_environment<dat_layout>(
-      "PARLOOP_DAT_LAYOUT", dat_layout::soa,
+      "PARLOOP_DAT_LAYOUT", preferred,
       {{"soa", dat_layout::soa, "a device keeps each component of a dat together"},
        {"aos", dat_layout::aos, "element by element, as the host does"}});
 }

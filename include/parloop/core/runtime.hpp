@@ -189,8 +189,9 @@ class Runtime {
   }
 
   // How loops that name none keep their combining writes (INC, MIN, MAX) through maps apart:
-  // PARLOOP_CONFLICTS when the runtime opened, else atomics. The host runs elements one by one
-  // and needs neither.
+  // PARLOOP_CONFLICTS when the runtime opened, else the device's own way: atomics on a GPU, colours
+  // on a CPU device. The host runs elements one by one and needs neither; the threads backend
+  // colours blocks of elements whatever this says.
   conflicts default_conflicts() const { return state_->default_conflicts; }
   void set_default_conflicts(conflicts c) { state_->default_conflicts = c; }
 
@@ -209,7 +210,8 @@ class Runtime {
   void set_check_traces(bool on) { state_->check_traces = on; }
 
   // How the device keeps dats of several components: PARLOOP_DAT_LAYOUT when the runtime
-  // opened, else soa; aos on the host backend, whose dats are the program's arrays.
+  // opened, else the device's own way: soa on a GPU, aos on a CPU device; aos on the host and
+  // threads backends, whose dats are the program's arrays.
   parloop::dat_layout dat_layout() const { return state_->dats; }
 
   // Waits for every loop and copy this runtime enqueued (par_loop returns once its loop is

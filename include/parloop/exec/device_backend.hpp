@@ -57,6 +57,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/device_defaults.hpp"
 #include "parloop/exec/index_errors.hpp"
 #include "parloop/exec/reduction_scratch.hpp"
 
@@ -120,39 +121,12 @@ class launcher_owner {
   virtual void drop(std::uint64_t backend_id) = 0;
 };
 
-// Whether generated code checks computed indices (PARLOOP_CHECK_INDICES=0 turns it off), and
-// how the device keeps dats (PARLOOP_DAT_LAYOUT).
-inline codegen::options codegen_options_from_environment() {
-  return {.check_indices = switch_from_environment("PARLOOP_CHECK_INDICES", true,
-                                                   "check computed indices on the device", "do not"),
-          .dats = dat_layout_from_environment()};
-}
-
-// Whether device compilers may trade IEEE accuracy for speed (approximate division, square root
-// and transcendentals): PARLOOP_FAST_MATH=1 turns it on; off, host and device agree to rounding.
-inline bool fast_math_from_environment() {
-  return switch_from_environment("PARLOOP_FAST_MATH", false, "the device compiler's fast math", "IEEE arithmetic");
-}
-
-// A GPU's candidates for autotuning, `preferred` first: one element per work-item in blocks of
-// 128 to 512, vectors of two or four elements per work-item, and grids of four or eight blocks
-// of 256 per compute unit (a reduction's partials are fewer then).
-inline std::vector<strategy> gpu_tuning_strategies(const strategy& preferred) {
-  std::vector<strategy> out{preferred};
-  for (const strategy& s : {strategy(vectors_across_workgroups{128, 2}), strategy(vectors_across_workgroups{256, 2}),
-                            strategy(vectors_across_workgroups{128, 4}), strategy(split_n_across_workgroups{128}),
-                            strategy(split_n_across_workgroups{256}), strategy(split_n_across_workgroups{512}),
-                            strategy(grid_stride{256, 4}), strategy(grid_stride{256, 8})}) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  }
-  return out;
-}
-
 class device_backend : public device_memory {
  public:
-  device_backend()
+  explicit device_backend(device_defaults defaults = gpu_defaults)
       : id_(next_id().fetch_add(1)),
-        options_(codegen_options_from_environment()),
+        options_(codegen_options_from_environment(defaults.dats)),
+        conflicts_(conflicts_from_environment(defaults.writes)),
         disk_(cache::disk_cache::from_environment()) {}
   // Every owner drops this backend's launchers before its memory and device go.
   ~device_backend() override {
@@ -197,6 +171,9 @@ class device_backend : public device_memory {
   // How this backend's kernels are written (index checks on or off, how dats lie), fixed when
   // it opens.
   const codegen::options& codegen_options() const { return options_; }
+  // How its loops that name none keep combining writes through maps apart: PARLOOP_CONFLICTS
+  // when it opened, else the device's own way.
+  conflicts default_conflicts() const { return conflicts_; }
   // The disk cache its kernels are kept in, as the environment said when it opened; null for none.
   const std::shared_ptr<const cache::disk_cache>& disk() const { return disk_; }
   // The record of the index checks, and where the host looks at it.
@@ -243,6 +220,7 @@ class device_backend : public device_memory {
 
   std::uint64_t id_;
   codegen::options options_;
+  conflicts conflicts_;
   std::shared_ptr<const cache::disk_cache> disk_;
   exec::reduction_scratch scratch_;
   exec::index_errors index_errors_;
@@ -258,6 +236,7 @@ inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend
   state.default_strategy = backend->default_strategy();
   state.reduction_strategy = backend->default_reduction_strategy();
   state.dats = backend->codegen_options().dats;
+  state.default_conflicts = backend->default_conflicts();
   state.backend = std::move(backend);
 }
 

@@ -40,7 +40,8 @@ class backend final : public parloop::detail::device_backend {
  public:
   // The device facts come from `d`; a test may pass a copy with features removed.
   explicit backend(const device& d)
-      : ctx_(d),
+      : parloop::detail::device_backend(d.is_gpu ? parloop::detail::gpu_defaults : parloop::detail::cpu_defaults),
+        ctx_(d),
         memory_(ctx_),
         build_options_(parloop::detail::fast_math_from_environment() ? "-cl-fast-relaxed-math" : ""),
         signature_(signature_of(d, build_options_)) {}
