@@ -13,7 +13,7 @@
 //  - per loop: each loop alone, its calls of N iterations back to back on a fresh solver.
 // Ratios are against the sequential solver, and against the OpenMP one at the same threads.
 // The threads backend and the OpenMP solver run at each count of --threads, with blocks of
-// --block elements (both).
+// --block elements (both), and the threads backend again with each loop's block autotuned.
 // Usage: bench_airfoil_cpu [--size CELLS] [--iterations N] [--threads 1,2,...] [--block B]
 //                          [--csv FILE] [--no-per-loop] [--no-opencl]
 #include <parloop/parloop.hpp>
@@ -315,6 +315,10 @@ int run(const options& o) {
     runners.push_back(std::make_unique<hand_runner<airfoil_omp>>(
         "hand-omp", t, [&, t] { return std::make_unique<airfoil_omp>(view, constants, t, o.block); }));
     runners.push_back(std::make_unique<parloop_runner>("parloop-threads", t, open_threads(t, o.block), m, c));
+    // Each loop that runs in blocks times the block sizes at its first (untimed) call.
+    pl::Runtime tuned = open_threads(t, o.block);
+    tuned.set_autotune(true);
+    runners.push_back(std::make_unique<parloop_runner>("parloop-threads-autotuned", t, tuned, m, c));
   }
   if (o.opencl) {
     // The device's defaults (a CPU's: colours, dats by elements), a GPU's, OP2's two-level plan,

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -20,6 +21,7 @@
 #include "check_values.hpp"
 #include "random_mesh.hpp"
 #include "scoped_env.hpp"
+#include "temporary_folder.hpp"
 
 // A namespace of this file's own: test_units compiles the unit files as one translation unit.
 namespace test_threads_backend {
@@ -181,6 +183,72 @@ TEST_CASE("increments through maps on threads agree with the host at any block s
     INFO("block " << block);
     check_values<double>(run(threads_runtime(3, block)), want);
   }
+}
+
+TEST_CASE("an autotuned loop on threads times the block sizes once, and its result is one call's",
+          "[threads_backend][autotune]") {
+  const int edges = 30000, cells = 5000;
+  const std::vector<pl::index_t> e2c = parloop_test::random_map(edges, cells, 2);
+  const auto w0 = parloop_test::random_values<double>(static_cast<std::size_t>(edges));
+  auto flow = pl::kernel("flow_tuned", [](auto w, auto a, auto b, auto total) {
+    a += w;
+    b -= 2.0 * w;
+    total += w * w;
+  });
+  struct result {
+    std::vector<double> acc;
+    double total;
+    std::uint64_t tunings;
+  };
+  const auto run = [&](const pl::Runtime& rt, bool tune) {
+    const pl::Set e(rt, edges), c(rt, cells);
+    const pl::Map m(e, c, 2, e2c);
+    const pl::Dat<double> w(e, w0);
+    pl::Dat<double> acc(c, std::vector<double>(cells, 1.0));
+    pl::Global<double> total(rt, 0.5);
+    const std::uint64_t before = flow.cache().tunings();
+    for (int call = 0; call < 2; ++call) {
+      if (tune) {
+        pl::par_loop(flow, e, pl::autotune{}, w(pl::READ), acc(pl::INC, m, 0), acc(pl::INC, m, 1), total(pl::INC));
+      } else {
+        pl::par_loop(flow, e, w(pl::READ), acc(pl::INC, m, 0), acc(pl::INC, m, 1), total(pl::INC));
+      }
+    }
+    const auto a = acc.host();
+    return result{std::vector<double>(a.begin(), a.end()), total.value(), flow.cache().tunings() - before};
+  };
+  const result host = run(pl::Runtime::open(pl::backend_kind::host), false);
+  const pl::Runtime rt = threads_runtime(3);
+  // Timed at the first call only; the arrays put back after each candidate, so that two calls
+  // add what two calls of the host add.
+  const result tuned = run(rt, true);
+  CHECK(tuned.tunings == 1);
+  check_values<double>(tuned.acc, host.acc);
+  CHECK(tuned.total == Approx(host.total).epsilon(1e-12));
+  // The choice is kept for the kernel's signature on this runtime: a loop over new arrays of the
+  // same shape finds it.
+  CHECK(run(rt, true).tunings == 0);
+  // Another runtime chooses for itself.
+  CHECK(run(threads_runtime(2), true).tunings == 1);
+  // PARLOOP_AUTOTUNE=1 tunes the loops that name nothing.
+  pl::Runtime every = threads_runtime(2);
+  every.set_autotune(true);
+  CHECK(run(every, false).tunings == 1);
+
+  // With the disk cache on, the choice is stored, and a later runtime of as many threads (a later
+  // run of the program) times nothing; one of another thread count chooses for itself.
+  const parloop_test::temporary_folder folder;
+  const parloop_test::scoped_env on("PARLOOP_CACHE", "on"), dir("PARLOOP_CACHE_DIR", folder.path.c_str());
+  CHECK(run(threads_runtime(3), true).tunings == 1);
+  const result again = run(threads_runtime(3), true);
+  CHECK(again.tunings == 0);
+  check_values<double>(again.acc, host.acc);
+  std::size_t entries = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(folder.path / "threads")) {
+    entries += f.path().extension() == ".plk" ? 1 : 0;
+  }
+  CHECK(entries == 1);
+  CHECK(run(threads_runtime(2), true).tunings == 1);
 }
 
 TEST_CASE("a kernel that throws on a worker thread is reported once, naming it, and the next loop runs",

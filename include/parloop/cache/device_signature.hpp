@@ -40,7 +40,7 @@ void load(Archive& archive, device_signature& s) {
   int backend = 0;
   archive(backend, bounded(s.platform), bounded(s.device), bounded(s.driver), bounded(s.compiler),
           bounded(s.architecture), bounded(s.options));
-  if (backend < 0 || backend > static_cast<int>(backend_kind::cuda)) {
+  if (backend < 0 || backend > static_cast<int>(backend_kind::threads)) {
     throw cereal::Exception(fmt::format("device signature: unknown backend {}", backend));
   }
   s.backend = static_cast<backend_kind>(backend);

@@ -93,7 +93,7 @@ inline bool lower_hex(std::string_view s) {
 }
 inline bool backend_folder_name(std::string_view name) {
   // Every backend_kind: a backend added there is added here, or its entries are foreign.
-  for (const backend_kind b : {backend_kind::host, backend_kind::opencl, backend_kind::cuda}) {
+  for (const backend_kind b : {backend_kind::host, backend_kind::opencl, backend_kind::cuda, backend_kind::threads}) {
     if (name == backend_name(b)) return true;
   }
   return false;

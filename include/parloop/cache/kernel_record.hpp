@@ -24,7 +24,8 @@ enum class binary_format : std::uint8_t {
   opencl_program,  // CL_PROGRAM_BINARIES of one device
   cubin,           // machine code for one GPU architecture
   ptx,             // assembly the CUDA driver compiles when loading it
-  launch_choice,   // not a binary: the launch autotuning chose for a loop (exec/autotune.hpp)
+  launch_choice,   // not a binary: the launch autotuning chose for a loop (exec/autotune.hpp,
+                   // exec/threads_tuning.hpp)
 };
 
 struct kernel_record {
@@ -100,8 +101,12 @@ void load(Archive& archive, kernel_record& r) {
   int backend = 0;
   std::uint8_t format = 0;
   archive(backend, format, bounded(r.entry), bounded(r.binary), r.grid, r.block, bounded(r.layout));
-  if (backend <= static_cast<int>(backend_kind::host) || backend > static_cast<int>(backend_kind::cuda) ||
-      format > static_cast<std::uint8_t>(binary_format::launch_choice) || r.entry.empty() || r.binary.empty() || r.block < 1 ||
+  // The host keeps nothing; threads keeps the block sizes its autotuned loops chose.
+  if (backend <= static_cast<int>(backend_kind::host) || backend > static_cast<int>(backend_kind::threads) ||
+      format > static_cast<std::uint8_t>(binary_format::launch_choice) ||
+      (backend == static_cast<int>(backend_kind::threads) &&
+       format != static_cast<std::uint8_t>(binary_format::launch_choice)) ||
+      r.entry.empty() || r.binary.empty() || r.block < 1 ||
       r.block > 1024) {
     throw cereal::Exception(fmt::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})", r.entry,
                                         backend, format, r.binary.size(), r.block));

@@ -2,7 +2,9 @@
 // Runtime: the chosen backend and the state shared by every object created on it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +45,14 @@ namespace detail {
 // Airfoil's, and are long enough for a thread's run over one to cost little to start.
 inline constexpr int default_thread_block = 256;
 
+// Identifies an open backend (a device backend object, a threads runtime's pool) for as long as
+// the program runs: never reused, unlike an address. Kernels and autotuning choices are kept per
+// backend.
+inline std::uint64_t next_backend_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
 struct runtime_state {
   backend_kind kind = backend_kind::host;
   // Null on the host backend. Held without knowing its interface (fwd.hpp), so that core
@@ -69,8 +79,10 @@ struct runtime_state {
   // warm loop allocates nothing); null and empty elsewhere.
   std::shared_ptr<thread_pool> threads;
   std::vector<std::byte> partials;
-  // Elements per block where the threads backend colours or reduces.
+  // Elements per block where the threads backend colours or reduces (autotuned loops choose
+  // their own), and the id its autotuning choices are kept under.
   int thread_block = default_thread_block;
+  std::uint64_t threads_id = 0;
 };
 
 // PARLOOP_CHECK_TRACES: on by default in a program compiled without NDEBUG.
@@ -160,6 +172,7 @@ class Runtime {
       state->threads = std::make_shared<detail::thread_pool>(detail::threads_from_environment(),
                                                              detail::pinning_from_environment());
       state->device_name = fmt::format("{} threads", state->threads->size());
+      state->threads_id = detail::next_backend_id();
     } else if (kind != backend_kind::host) {
       const detail::backend_entry* entry = detail::backend_entry_of(kind);
       const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);

@@ -162,7 +162,7 @@ inline loop_launch choose_launch(device_backend& device, kernel_cache& kernels, 
 inline loop_launch autotuned(device_backend& device, kernel_cache& kernels, signature_entry& entry,
                              const loop_launch& fallback, range r, std::span<const arg_view> views) {
   if (r.end <= r.start) return fallback;
-  return kernels.tuned(entry, device, tuning_key{0, size_class(r.end - r.start)},
+  return kernels.tuned(entry, device.id(), tuning_key{0, size_class(r.end - r.start)},
                      [&] { return choose_launch(device, kernels, entry, r, views); });
 }
 

@@ -124,7 +124,7 @@ class launcher_owner {
 class device_backend : public device_memory {
  public:
   explicit device_backend(device_defaults defaults = gpu_defaults)
-      : id_(next_id().fetch_add(1)),
+      : id_(next_backend_id()),
         options_(codegen_options_from_environment(defaults.dats)),
         conflicts_(conflicts_from_environment(defaults.writes)),
         disk_(cache::disk_cache::from_environment()) {}
@@ -213,11 +213,6 @@ class device_backend : public device_memory {
   virtual device_memory& memory() = 0;
 
  private:
-  static std::atomic<std::uint64_t>& next_id() {
-    static std::atomic<std::uint64_t> next{1};
-    return next;
-  }
-
   std::uint64_t id_;
   codegen::options options_;
   conflicts conflicts_;

@@ -31,13 +31,13 @@ PARLOOP_FUNC void run_on_device(device_backend& device, kernel_cache& kernels, s
 PARLOOP_FUNC loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, kernel_cache& kernels,
                                         signature_entry& entry, const loop_launch& fallback, range r,
                                         std::span<const arg_view> views) {
-  return kernels.tuned(entry, device, tuning_key{link.id, size_class(global_size)}, [&] {
+  return kernels.tuned(entry, device.id(), tuning_key{link.id, size_class(global_size)}, [&] {
     std::string bytes;
     if (link.rank() == 0) {
       try {
         loop_launch chosen = fallback;
         if (r.end > r.start) {
-          const loop_launch* known = kernels.find_tuned(entry, device, tuning_key{0, size_class(r.end - r.start)});
+          const loop_launch* known = kernels.find_tuned(entry, device.id(), tuning_key{0, size_class(r.end - r.start)});
           chosen = known != nullptr ? *known : choose_launch(device, kernels, entry, r, views);
         }
         const std::vector<unsigned char> b = choice_bytes(chosen);

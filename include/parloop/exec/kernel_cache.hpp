@@ -49,15 +49,17 @@ class kernel_cache {
   launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s,
                          conflicts writes = conflicts::atomics);
 
-  // The launch autotuning chose for this entry on this backend for `key`, or null: found
-  // without a lock (a slot, then the published list).
-  const loop_launch* find_tuned(signature_entry& e, const device_backend& device, tuning_key key) const;
+  // The launch autotuning chose for this entry on the backend `backend_id` (device_backend::id,
+  // runtime_state::threads_id) for `key`, or null: found without a lock (a slot, then the
+  // published list).
+  const loop_launch* find_tuned(signature_entry& e, std::uint64_t backend_id, tuning_key key) const;
 
   // The launch autotuning chose for this entry on this backend for `key`: after the first call,
   // found without a lock. The first call runs `tune()`, which returns the choice; calls of other
   // threads wait for it (a kernel is tuned once per backend and key). `tune` must not ask this
   // cache for another choice (find_tuned it may).
-  const loop_launch& tuned(signature_entry& e, device_backend& device, tuning_key key, function_ref<loop_launch()> tune);
+  const loop_launch& tuned(signature_entry& e, std::uint64_t backend_id, tuning_key key,
+                           function_ref<loop_launch()> tune);
   // A loop autotuned by timing its candidates (not by a choice found in the disk cache).
   void count_tuning() { stats_->tunings.fetch_add(1); }
 

@@ -125,10 +125,10 @@ PARLOOP_FUNC launcher& kernel_cache::launcher_for(signature_entry& e, device_bac
   return find_or_build(e, device, s, writes, slot);
 }
 
-PARLOOP_FUNC const loop_launch* kernel_cache::find_tuned(signature_entry& e, const device_backend& device,
+PARLOOP_FUNC const loop_launch* kernel_cache::find_tuned(signature_entry& e, std::uint64_t backend_id,
                                                        tuning_key key) const {
-  std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
-  const auto chosen_for = [&](const tuned_launch* t) { return t != nullptr && t->backend == device.id() && t->key == key; };
+  std::atomic<const tuned_launch*>& slot = e.tuned_slot[backend_id % e.tuned_slot.size()];
+  const auto chosen_for = [&](const tuned_launch* t) { return t != nullptr && t->backend == backend_id && t->key == key; };
   if (const tuned_launch* t = slot.load(std::memory_order_acquire); chosen_for(t)) return &t->chosen;
   for (const tuned_launch* t = e.tuned_published.load(std::memory_order_acquire); t != nullptr; t = t->next_published) {
     if (!chosen_for(t)) continue;
@@ -138,17 +138,17 @@ PARLOOP_FUNC const loop_launch* kernel_cache::find_tuned(signature_entry& e, con
   return nullptr;
 }
 
-PARLOOP_FUNC const loop_launch& kernel_cache::tuned(signature_entry& e, device_backend& device, tuning_key key,
+PARLOOP_FUNC const loop_launch& kernel_cache::tuned(signature_entry& e, std::uint64_t backend_id, tuning_key key,
                                                   function_ref<loop_launch()> tune) {
-  if (const loop_launch* known = find_tuned(e, device, key)) return *known;
-  std::atomic<const tuned_launch*>& slot = e.tuned_slot[device.id() % e.tuned_slot.size()];
+  if (const loop_launch* known = find_tuned(e, backend_id, key)) return *known;
+  std::atomic<const tuned_launch*>& slot = e.tuned_slot[backend_id % e.tuned_slot.size()];
   std::lock_guard lock(store_->tuning);
   for (const auto& t : e.tuned) {
-    if (t->backend != device.id() || t->key != key) continue;
+    if (t->backend != backend_id || t->key != key) continue;
     slot.store(t.get(), std::memory_order_release);
     return t->chosen;
   }
-  auto made = std::make_unique<tuned_launch>(device.id(), key, tune());
+  auto made = std::make_unique<tuned_launch>(backend_id, key, tune());
   made->next_published = e.tuned_published.load(std::memory_order_relaxed);
   const tuned_launch* t = made.get();
   e.tuned.push_back(std::move(made));

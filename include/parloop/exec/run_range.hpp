@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One launch of a checked loop over one range of its set, on the runtime's backend: the host
-// and threads backends run the kernel's own callbacks, a device the compiled kernel (autotuned
-// where asked). A distributed loop makes several, one per region. Plain code: loop_call_impl.hpp
+// and threads backends run the kernel's own callbacks, a device the compiled kernel (threads and
+// devices autotuned where asked). A distributed loop makes several, one per region. Plain code: loop_call_impl.hpp
 // includes it.
 #pragma once
 
@@ -18,6 +18,7 @@
 #include "parloop/exec/kernel_entry.hpp"
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/exec/threads_launch.hpp"
+#include "parloop/exec/threads_tuning.hpp"
 #include "parloop/exec/traffic.hpp"
 
 namespace parloop::detail {
@@ -48,7 +49,9 @@ inline void run_range(const loop_call& call, signature_entry& entry, const loop_
         h.run(r, nullptr);
         break;
       }
-      case backend_kind::threads: run_on_threads(*state.threads, call, r, state.thread_block, state.partials); break;
+      case backend_kind::threads:
+        run_on_threads(*state.threads, call, r, thread_block_for(call, entry, how, r), state.partials);
+        break;
       default: run_on_device(*state.backend, call.kernels, entry, how.named, how.tune, r, call.views);
     }
   };

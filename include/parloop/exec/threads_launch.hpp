@@ -35,6 +35,17 @@ inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r) {
   pool.run([&](int t) { h.run(part_of(r.start, n, t, threads), nullptr); }, threads);
 }
 
+// Whether the loop combines into a dat through a map: its blocks are coloured then.
+inline bool combines_through_maps(const loop_call& call) {
+  return std::any_of(call.views.begin(), call.views.end(), [](const arg_view& a) { return combines_through_map(a); });
+}
+
+// Whether the threads backend runs the loop in blocks (it colours them, or keeps a partial per
+// block), whose size is then what there is to choose; else one contiguous chunk per thread.
+inline bool runs_in_blocks(const loop_call& call) {
+  return combines_through_maps(call) || call.callbacks.host.partial_bytes > 0;
+}
+
 // Runs r on `pool` as the top of this file says, in blocks of `block` elements where it
 // colours or reduces; `scratch` keeps the blocks' partials between loops. Rethrows on the
 // calling thread what a kernel threw on any (the first), once every thread has stopped.
@@ -44,9 +55,8 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   h.prepare();
   const index_t n = r.end - r.start;
   if (n <= 0) return;
-  bool combining = false;
-  for (const arg_view& a : call.views) combining = combining || combines_through_map(a);
-  if (!combining && h.partial_bytes == 0) {
+  const bool combining = combines_through_maps(call);
+  if (!runs_in_blocks(call)) {
     run_chunks(pool, h, r);
     return;
   }
