@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One launch of a checked loop over one range of its set, on the runtime's backend: the host
 // and threads backends run the kernel's own callbacks, a device the compiled kernel (threads and
-// devices autotuned where asked). A distributed loop makes several, one per region. Plain code: loop_call_impl.hpp
-// includes it.
+// devices autotuned where asked). A distributed loop makes several, one per region. Plain code:
+// loop_call_impl.hpp includes it.
 #pragma once
 
 #include <chrono>

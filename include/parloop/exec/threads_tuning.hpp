@@ -89,7 +89,10 @@ inline int time_thread_blocks(runtime_state& state, const loop_call& call, range
         run_on_threads(*state.threads, call, r, block, state.partials);
         if (run > 0) ns = std::min(ns, nanoseconds_since(began));
       }
-      if (said) cache::log("autotuning '{}' on {}: blocks of {}: {:.1f} us", call.kernel, state.device_name, block, static_cast<double>(ns) * 1e-3);
+      if (said) {
+        cache::log("autotuning '{}' on {}: blocks of {}: {:.1f} us", call.kernel, state.device_name, block,
+                   static_cast<double>(ns) * 1e-3);
+      }
       if (ns < best_ns) {
         best_ns = ns;
         best = block;
