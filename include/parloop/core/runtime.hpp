@@ -169,8 +169,9 @@ class Runtime {
     state->autotune = detail::autotune_from_environment();
     state->check_traces = detail::trace_check_from_environment();
     if (kind == backend_kind::threads) {
-      state->threads = std::make_shared<detail::thread_pool>(detail::threads_from_environment(),
-                                                             detail::pinning_from_environment());
+      const int threads = detail::threads_from_environment();
+      state->threads = std::make_shared<detail::thread_pool>(threads, detail::pinning_from_environment(),
+                                                             detail::spin_for(threads));
       state->device_name = fmt::format("{} threads", state->threads->size());
       state->threads_id = detail::next_backend_id();
     } else if (kind != backend_kind::host) {

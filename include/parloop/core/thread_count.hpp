@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -56,6 +57,12 @@ inline int threads_from_environment() {
   if (const int n = threads_in("PARLOOP_THREADS", false)) return n;
   if (const int n = threads_in("OMP_NUM_THREADS", true)) return n;
   return std::max(1, usable_cpus() / local_rank_count());
+}
+
+// How long the pool's waiting threads spin (thread_pool.hpp says why): long while the node's
+// ranks x threads fit its CPUs, briefly where they oversubscribe them.
+inline std::chrono::microseconds spin_for(int threads) {
+  return static_cast<long long>(threads) * local_rank_count() <= usable_cpus() ? spin_alone : spin_shared;
 }
 
 inline bool pinning_from_environment() {

@@ -25,11 +25,15 @@
 
 namespace parloop::detail {
 
-// How long a waiting thread spins before it sleeps: a loop's next launch usually comes sooner,
-// and a thread woken from sleep (a futex, an inter-processor interrupt, in a virtual machine an
-// exit to the hypervisor) starts tens to hundreds of microseconds late. Counted in time, not in
-// pause instructions, whose cost varies tenfold between processors. Under ThreadSanitizer each
-// load of the spin costs a hundred times as much: sleep sooner.
+// How long a waiting thread spins before it sleeps, by the clock: pause instructions differ
+// tenfold in cost between processors. A thread woken from sleep (a futex, an inter-processor
+// interrupt, in a virtual machine an exit to the hypervisor) starts tens to hundreds of
+// microseconds late, and at a full machine some thread of a loop is often that late: on the GPU
+// machine's 16 cores, at 16 threads, Airfoil took 1.48-1.54x hand-written OpenMP when threads
+// slept after 200 us, 1.04-1.20x after 1 to 20 ms (libgomp spins about as long). Where the node
+// has more threads than CPUs, a spinning thread holds the CPU that a working one needs: spin
+// briefly then, as libgomp does. Under ThreadSanitizer each load of the spin costs a hundred
+// times as much: sleep sooner. PARLOOP_POOL_SPIN_US, at compile time, sets both.
 #if defined(__SANITIZE_THREAD__)
 #define PARLOOP_POOL_SPIN_US 2
 #elif defined(__has_feature)
@@ -37,15 +41,18 @@ namespace parloop::detail {
 #define PARLOOP_POOL_SPIN_US 2
 #endif
 #endif
-#ifndef PARLOOP_POOL_SPIN_US
-#define PARLOOP_POOL_SPIN_US 200
+#ifdef PARLOOP_POOL_SPIN_US
+inline constexpr std::chrono::microseconds spin_alone{PARLOOP_POOL_SPIN_US};
+inline constexpr std::chrono::microseconds spin_shared{PARLOOP_POOL_SPIN_US};
+#else
+inline constexpr std::chrono::microseconds spin_alone{5000};
+inline constexpr std::chrono::microseconds spin_shared{200};
 #endif
-inline constexpr std::chrono::microseconds spin_time{PARLOOP_POOL_SPIN_US};
 
-// Waits until `a` no longer holds `old`: spins a while, then sleeps counted in `sleepers`, so
+// Waits until `a` no longer holds `old`: spins for `spin`, then sleeps counted in `sleepers`, so
 // that the thread that changes it calls notify_all only when someone sleeps (see wake).
 template <class T>
-void await_change(const std::atomic<T>& a, T old, std::atomic<int>& sleepers) {
+void await_change(const std::atomic<T>& a, T old, std::atomic<int>& sleepers, std::chrono::microseconds spin) {
   const auto start = std::chrono::steady_clock::now();
   for (unsigned i = 1;; ++i) {
     if (a.load(std::memory_order_acquire) != old) return;
@@ -53,7 +60,7 @@ void await_change(const std::atomic<T>& a, T old, std::atomic<int>& sleepers) {
     __builtin_ia32_pause();
 #endif
     if (i % 64 == 0) {
-      if (std::chrono::steady_clock::now() - start > spin_time) break;
+      if (std::chrono::steady_clock::now() - start > spin) break;
       // The thread this one waits for may be off its CPU (more threads than CPUs, or another
       // program's threads on them): a spin that never yields holds the CPU it needs. With 3
       // threads on 2 CPUs, a loop of 30 000 edges in blocks of 64 took 45 ms a call without this.
@@ -95,11 +102,12 @@ inline constexpr int max_threads = 4096;
 
 class thread_pool {
  public:
-  // `threads` in all, the caller's included; `pin` binds worker i to the i-th CPU this process
-  // may run on (Linux; elsewhere it is ignored). The calling thread is left where it is: threads
+  // `threads` in all, the caller's included; a waiting thread spins for `spin` before it sleeps;
+  // `pin` binds worker i to the i-th CPU this process may run on (Linux; elsewhere it is ignored). The calling thread is left where it is: threads
   // a program starts later inherit its binding, and a user's OpenMP team bound to one CPU ran
   // 200 times slower.
-  thread_pool(int threads, bool pin) : size_(std::clamp(threads, 1, max_threads)), pin_(pin) {
+  thread_pool(int threads, bool pin, std::chrono::microseconds spin = spin_shared)
+      : size_(std::clamp(threads, 1, max_threads)), pin_(pin), spin_(spin) {
 #if defined(__linux__)
     if (pin_) {
       cpu_set_t allowed;
@@ -145,7 +153,7 @@ class thread_pool {
       wake(generation_, generation_sleepers_);
       guarded(job, 0);
       for (int left = pending_.load(std::memory_order_acquire); left != 0; left = pending_.load(std::memory_order_acquire)) {
-        await_change(pending_, left, pending_sleepers_);
+        await_change(pending_, left, pending_sleepers_, spin_);
       }
       job_ = nullptr;
     }
@@ -162,7 +170,7 @@ class thread_pool {
       barrier_phase_.fetch_add(1, std::memory_order_seq_cst);
       wake(barrier_phase_, barrier_sleepers_);
     } else {
-      await_change(barrier_phase_, phase, barrier_sleepers_);
+      await_change(barrier_phase_, phase, barrier_sleepers_, spin_);
     }
   }
 
@@ -188,7 +196,7 @@ class thread_pool {
     pin_to(t);
     std::uint64_t seen = 0;
     for (;;) {
-      await_change(generation_, seen, generation_sleepers_);
+      await_change(generation_, seen, generation_sleepers_, spin_);
       seen = generation_.load(std::memory_order_acquire);
       if (stopping_.load(std::memory_order_relaxed)) return;
       // A thread the launch does not need goes back to waiting at once. It reads how many the
@@ -213,6 +221,7 @@ class thread_pool {
 
   const int size_;
   const bool pin_;
+  const std::chrono::microseconds spin_;
   std::vector<int> cpus_;
   std::vector<std::thread> workers_;
 
