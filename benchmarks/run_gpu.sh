@@ -7,8 +7,9 @@
 # against hand-written CUDA (bench_airfoil); on the CPU, Airfoil on the host and threads
 # backends against hand-written sequential and OpenMP solvers (bench-cpu).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
-# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil bench-cpu mpi
-# (default: all); build-airfoil builds only what the mpi step runs (for a machine lent briefly).
+# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil bench-cpu
+# renumber mpi (default: all); build-airfoil builds only what the mpi and renumber steps run (for a
+# machine lent briefly).
 # Built with the compiled library, as the test suite is; PARLOOP_GPU_COMPILED=OFF builds it
 # header-only.
 set -uo pipefail
@@ -20,7 +21,7 @@ build="$root/build-gpu"
 # libraries need in turn (libscotch needs libscotcherr), which a program's RUNPATH does not cover.
 export LD_LIBRARY_PATH="$root/.deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-cpu mpi)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-cpu renumber mpi)
 status=0
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
@@ -37,7 +38,7 @@ for step in "${steps[@]}"; do
         -DPARLOOP_COMPILED="${PARLOOP_GPU_COMPILED:-ON}" \
         -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       targets=()
-      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi)
+      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi shuffle_mesh)
       cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
       note "$step: ok ($(grep -o 'parloop components: .*' "$out/configure.log"))"
       ;;
@@ -129,6 +130,13 @@ for step in "${steps[@]}"; do
       note "bench airfoil cpu: exit $rc -- $(grep -E '^whole|^WRONG' "$out/bench-airfoil-cpu.txt" | tr '\n' ' ')"
       "$build/benchmarks/bench_threads" 2>&1 | tee "$out/bench-threads.txt" || status=1
       grep -E 'launch|triad|SUM' "$out/bench-threads.txt" >>"$summary"
+      ;;
+    renumber)
+      # Airfoil at OP2's size in the generator's numbering and numbered at random, with the loops
+      # renumbered for locality and without, on CUDA and on the threads backend (all the cores).
+      "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 1000 cuda 2>&1 | tee "$out/renumber-cuda.txt" || status=1
+      "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 50 threads 2>&1 | tee "$out/renumber-threads.txt" || status=1
+      grep -h -E '^renumber on|WRONG' "$out"/renumber-*.txt >>"$summary"
       ;;
     mpi)
       # Airfoil over MPI ranks on CUDA, each rank on the GPU of its local rank (modulo the GPUs):

@@ -7,6 +7,7 @@
 #include "parloop/core/dat.hpp"
 #include "parloop/core/global.hpp"
 #include "parloop/core/map.hpp"
+#include "parloop/core/renumber.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/dsl/control.hpp"

@@ -48,6 +48,9 @@ class Dat {
                                    expected, set.size(), set.name(), Dim, values.size()));
     }
     state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name), Dim);
+    set.state().arrays.push_back(std::shared_ptr<detail::mirrored_array>(state_, &state_->array));
+    // Values given in the user's numbering, of a set the loops see in another order.
+    if (set.renumbered()) state_->array.reorder(*set.state().user_of_loop, set.state().user_of_loop, state_->device());
   }
 
   const Set& set() const { return *state().set; }
@@ -55,10 +58,14 @@ class Dat {
   // Number of values: set().size() * dim.
   std::size_t size() const { return state().host.size(); }
 
-  // The current values, copied back from the device first if they are stale there.
+  // The current values, copied back from the device first if they are stale there. On a set
+  // pl::renumber has reordered, in the user's numbering: a copy, made when a loop has changed
+  // them since the last view.
   std::span<const T> host() const { return host_view(READ); }
   std::span<const T> host_view(access_tag<access::read>) const {
-    state().array.ensure_host(state().device());
+    detail::mirrored_array& a = state().array;
+    if (a.renumbered()) return {reinterpret_cast<const T*>(a.user_bytes(state().device())), state().host.size()};
+    a.ensure_host(state().device());
     return state().host;
   }
   // For writing on the host: afterwards the device copy is stale. A WRITE view is for writing
@@ -66,10 +73,16 @@ class Dat {
   template <access Mode>
     requires(Mode == access::write || Mode == access::rw)
   std::span<T> host_view(access_tag<Mode>) {
-    if constexpr (Mode == access::write) state().array.host_overwritten();
-    else state().array.host_written(state().device());
+    detail::mirrored_array& a = state().array;
     // On a distributed set, written values may be owned ones that other ranks hold as halo.
     state().halo_current = false;
+    if (a.renumbered()) {
+      if constexpr (Mode == access::write) a.user_overwritten();
+      else a.user_written(state().device());
+      return {reinterpret_cast<T*>(a.user_bytes(state().device())), state().host.size()};
+    }
+    if constexpr (Mode == access::write) a.host_overwritten();
+    else a.host_written(state().device());
     return state().host;
   }
 

@@ -2,6 +2,7 @@
 // Map: for each element of one set, `arity` elements of another (edge -> its two cells).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <initializer_list>
@@ -40,8 +41,31 @@ struct map_state : std::enable_shared_from_this<map_state> {
   // executes (no loop runs its non-exec halo).
   index_t rows;
   std::string name;
-  // Map values never change: uploaded once, on first device use.
+  // Map values change only when pl::renumber reorders its sets: uploaded on first device use.
   mirrored_array array;
+  // Once either set is renumbered, the values as given, in the user's numbering (Map::values).
+  std::vector<index_t> user_values;
+
+  // Rows put in the loops' new order of `from` (row i is the one that was from_order[i]; empty:
+  // as they are) and targets renumbered for the new order of `to` (t becomes to_new[t]; empty:
+  // as they are), as pl::renumber reorders the sets. Kept colourings and plans go; the device's
+  // copy is stale.
+  void reorder(std::span<const index_t> from_order, std::span<const index_t> to_new) {
+    if (user_values.empty()) user_values = values;
+    std::vector<index_t> moved(values.size());
+    const auto width = static_cast<std::size_t>(arity);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
+      const std::size_t source = from_order.empty() ? r : static_cast<std::size_t>(from_order[r]);
+      for (std::size_t j = 0; j < width; ++j) {
+        const index_t t = values[source * width + j];
+        moved[r * width + j] = to_new.empty() ? t : to_new[static_cast<std::size_t>(t)];
+      }
+    }
+    // In place: the array holds the values' address.
+    std::copy(moved.begin(), moved.end(), values.begin());
+    array.host_overwritten();
+    colorings.clear();
+  }
 
   // The colourings and two-level plans of loops over ranges of `from` that combine into
   // targets of this map (and maybe of others, held weakly: one whose map has gone is never
@@ -143,6 +167,13 @@ class Map {
     }
     state_ = std::make_shared<detail::map_state>(from, to, arity,
                                                  std::vector<index_t>(values.begin(), values.end()), std::move(name));
+    from.state().maps.push_back(state_);
+    if (!(to == from)) to.state().maps.push_back(state_);
+    // Values given in the user's numbering, of sets the loops see in another order.
+    if (from.renumbered() || to.renumbered()) {
+      state_->reorder(from.renumbered() ? std::span<const index_t>(*from.state().user_of_loop) : std::span<const index_t>{},
+                      to.renumbered() ? std::span<const index_t>(*to.state().loop_of_user) : std::span<const index_t>{});
+    }
   }
 
   const Set& from() const { return state().from; }
@@ -150,7 +181,10 @@ class Map {
   int arity() const { return state().arity; }
   const std::string& name() const { return state().name; }
   // rows() * arity values: on a distributed set, the rows of the elements this rank executes.
-  std::span<const index_t> values() const { return state().values; }
+  // In the user's numbering, as given, also once pl::renumber has reordered the sets.
+  std::span<const index_t> values() const {
+    return state().user_values.empty() ? state().values : state().user_values;
+  }
   index_t rows() const { return state().rows; }
 
   friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,12 +17,22 @@
 namespace parloop {
 
 namespace detail {
+struct map_state;
+class mirrored_array;
+
 struct set_state {
   Runtime runtime;
   index_t size;
   std::string name;
   // Null unless the set is distributed over ranks.
   std::shared_ptr<const set_distribution> distribution;
+  // Null unless renumbered (core/renumber.hpp): loops' element i is the user's user_of_loop[i],
+  // and the user's element u is loops' loop_of_user[u].
+  std::shared_ptr<const std::vector<index_t>> user_of_loop, loop_of_user;
+  // What renumbering the set reorders: the maps from or to it, its dats' arrays. Registered at
+  // their construction, on the runtime's thread; those gone are skipped.
+  std::vector<std::weak_ptr<map_state>> maps;
+  std::vector<std::weak_ptr<mirrored_array>> arrays;
 };
 
 inline std::string default_name(const char* kind) {
@@ -36,7 +47,7 @@ class Set {
   Set(const Runtime& rt, index_t size, std::string name = {}) {
     if (size < 0) throw data_error("set '" + name + "' has negative size " + std::to_string(size));
     if (name.empty()) name = detail::default_name("set");
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), nullptr});
+    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), nullptr, nullptr, nullptr, {}, {}});
   }
   // This rank's share of a set distributed over ranks (pl::mpi::distribute makes them): its
   // elements are the distribution's local ones, halos included.
@@ -47,7 +58,7 @@ class Set {
       throw argument_error(fmt::format("set '{}': regions ending at {}, {}, {} of {} elements", name, d->core_end,
                                        d->owned_end, d->exec_end, size));
     }
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), std::move(d)});
+    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}});
   }
 
   index_t size() const { return state_->size; }
@@ -60,10 +71,20 @@ class Set {
   // The elements on all ranks together: size() unless distributed.
   index_t global_size() const { return state_->distribution ? state_->distribution->global_size : state_->size; }
 
+  // Whether pl::renumber has put the set's elements in another order for loops; the user's
+  // element loop_element is then user_number(loop_element).
+  bool renumbered() const { return state_->user_of_loop != nullptr; }
+  index_t user_number(index_t loop_element) const {
+    return state_->user_of_loop ? (*state_->user_of_loop)[static_cast<std::size_t>(loop_element)] : loop_element;
+  }
+
   friend bool operator==(const Set& a, const Set& b) { return a.state_ == b.state_; }
 
+  // What renumbering changes and reads (core/renumber.hpp).
+  detail::set_state& state() const { return *state_; }
+
  private:
-  std::shared_ptr<const detail::set_state> state_;
+  std::shared_ptr<detail::set_state> state_;
 };
 
 }  // namespace parloop

@@ -4,15 +4,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/core/dat_layout.hpp"
 
 namespace parloop {
 
-// Flags, not an enumeration: both copies can be current at once.
-enum class validity : std::uint8_t { none = 0, host = 1, device = 2, both = 3 };
+// Flags, not an enumeration: several copies can be current at once. `user`: on a renumbered set,
+// the copy in the user's numbering that views show (core/renumber.hpp).
+enum class validity : std::uint8_t { none = 0, host = 1, device = 2, both = 3, user = 4 };
 
 constexpr validity operator|(validity a, validity b) {
   return static_cast<validity>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
@@ -97,6 +102,13 @@ class mirrored_array {
   // Before the host reads: copy back only if the host copy is stale.
   void ensure_host(device_memory* device) {
     if (has(valid_, validity::host)) return;
+    if (has(valid_, validity::user)) {
+      for (std::size_t i = 0; i < user_of_loop_->size(); ++i) {
+        std::memcpy(host_bytes() + i * element_, user_.data() + static_cast<std::size_t>((*user_of_loop_)[i]) * element_, element_);
+      }
+      valid_ = valid_ | validity::host;
+      return;
+    }
     if (shape_.stride == 0) {
       device->read_back(*buffer_, host_, bytes_);
     } else {
@@ -110,7 +122,7 @@ class mirrored_array {
   }
   // Before the host writes: afterwards only the host copy is current.
   void host_written(device_memory* device) {
-    if (device != nullptr) ensure_host(device);
+    if (!has(valid_, validity::host)) ensure_host(device);
     valid_ = validity::host;
   }
   // Before the host writes every value: nothing to fetch, and afterwards only the host copy is current.
@@ -119,6 +131,7 @@ class mirrored_array {
   device_buffer& ensure_device(device_memory& device) {
     if (!buffer_) buffer_ = device.allocate(device_bytes());
     if (!has(valid_, validity::device)) {
+      ensure_host(&device);
       if (shape_.stride == 0) {
         device.upload(*buffer_, host_, bytes_);
       } else {
@@ -136,6 +149,47 @@ class mirrored_array {
   // After a device loop modified the device copy.
   void device_written() { valid_ = validity::device; }
 
+  // On a renumbered set, loops' copies (the host's, the device's) hold the elements in the loops'
+  // order and views show a copy in the user's numbering, made when a view asks for it: element i
+  // of the loops is the user's element user_of_loop[i].
+  bool renumbered() const { return user_of_loop_ != nullptr; }
+  // The user's copy, made current first: to read, or, after user_written or user_overwritten, to
+  // write (loops then take it back at their first use).
+  std::byte* user_bytes(device_memory* device) {
+    if (!has(valid_, validity::user)) {
+      ensure_host(device);
+      user_.resize(bytes_);
+      for (std::size_t i = 0; i < user_of_loop_->size(); ++i) {
+        std::memcpy(user_.data() + static_cast<std::size_t>((*user_of_loop_)[i]) * element_, host_bytes() + i * element_, element_);
+      }
+      valid_ = valid_ | validity::user;
+    }
+    return user_.data();
+  }
+  void user_written(device_memory* device) {
+    (void)user_bytes(device);
+    valid_ = validity::user;
+  }
+  void user_overwritten() {
+    user_.resize(bytes_);
+    valid_ = validity::user;
+  }
+  // The loops' elements put in a new order: element i is the one that was old_of_new[i], and
+  // user_of_loop numbers them afterwards. The device's copy, in the old order, is stale; the
+  // user's, whose numbering does not change, stays as it is.
+  void reorder(std::span<const index_t> old_of_new, std::shared_ptr<const std::vector<index_t>> user_of_loop,
+               device_memory* device) {
+    ensure_host(device);
+    element_ = old_of_new.empty() ? 0 : bytes_ / old_of_new.size();
+    std::vector<std::byte> moved(bytes_);
+    for (std::size_t i = 0; i < old_of_new.size(); ++i) {
+      std::memcpy(moved.data() + i * element_, host_bytes() + static_cast<std::size_t>(old_of_new[i]) * element_, element_);
+    }
+    if (bytes_ > 0) std::memcpy(host_, moved.data(), bytes_);
+    user_of_loop_ = std::move(user_of_loop);
+    valid_ = (valid_ & validity::user) | validity::host;
+  }
+
  private:
   std::size_t device_bytes() const { return shape_.stride == 0 ? bytes_ : shape_.device_bytes(); }
 
@@ -145,6 +199,10 @@ class mirrored_array {
   component_shape shape_;
   validity valid_ = validity::host;
   std::unique_ptr<device_buffer> buffer_;
+  // On a renumbered set: the user's numbering, the bytes of an element, the user's copy.
+  std::shared_ptr<const std::vector<index_t>> user_of_loop_;
+  std::size_t element_ = 0;
+  std::vector<std::byte> user_;
 };
 
 }  // namespace detail

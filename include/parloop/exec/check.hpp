@@ -31,8 +31,8 @@ inline void check_distinct_targets(const std::string& where, range r, const arg_
       "{}: dat '{}' is declared {} through {}, which sends elements {} and {} both to element {} of '{}': their "
       "stores would race on a device. Declare it pl::INC if the kernel adds to it (pl::MIN / pl::MAX for a "
       "minimum / maximum), or loop over a map whose targets are distinct",
-      where, a.owner->name, a.mode == access::rw ? "pl::RW" : "pl::WRITE", through, c->first, c->second, c->target,
-      a.map->to.name()));
+      where, a.owner->name, a.mode == access::rw ? "pl::RW" : "pl::WRITE", through, a.map->from.user_number(c->first),
+      a.map->from.user_number(c->second), a.map->to.user_number(c->target), a.map->to.name()));
 }
 
 inline void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos, const arg_view& a) {

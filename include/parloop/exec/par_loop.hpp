@@ -246,6 +246,12 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, 
 }
 template <class K, class... Rest>
 void run_loop(const K& k, const Set& set, loop_choice how, range, const range& r, const Rest&... rest) {
+  // A range of the user's numbers is no range of the loops' order.
+  if (set.renumbered()) {
+    throw argument_error(fmt::format("par_loop over set '{}': pl::renumber has put its elements in another order, "
+                                     "and a loop over it runs them all; it takes no range ([{}, {}) given)",
+                                     set.name(), r.start, r.end));
+  }
   how.ranged = true;
   run_loop(k, set, how, r, rest...);
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Airfoil (examples/airfoil) on a mesh in its generator's numbering and on the same mesh numbered
+# at random (benchmarks/shuffle_mesh), each with the loops renumbered for locality (the example's
+# default, pl::renumber) and without (--no-renumber), on each backend given, in one run: the four
+# variants take turns, three rounds, and each figure is the median. Every variant's last rms must
+# agree with the others' to 1e-9 (sums in another order), or the script fails.
+# Issue 28's goals: random renumbered / generated as generated <= 1.1; generated renumbered /
+# generated as generated <= 1.0.
+# Usage: benchmarks/renumber_airfoil.sh BUILD_DIR CELLS ITERATIONS BACKEND...
+#   (BUILD_DIR configured with -DPARLOOP_BUILD_BENCHMARKS=ON: airfoil and shuffle_mesh built)
+set -euo pipefail
+[ $# -ge 4 ] || { echo "usage: $0 BUILD_DIR CELLS ITERATIONS BACKEND..." >&2; exit 2; }
+build=$1 cells=$2 iterations=$3
+shift 3
+airfoil="$build/examples/airfoil/airfoil"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$airfoil" --size "$cells" --iterations 0 --write-mesh "$work/generated.dat" >/dev/null 2>&1
+"$build/benchmarks/shuffle_mesh" "$work/generated.dat" "$work/random.dat"
+
+variants=("generated renumbered" "generated as-given" "random renumbered" "random as-given")
+for backend in "$@"; do
+  declare -A times=()
+  for round in 1 2 3; do
+    for v in "${variants[@]}"; do
+      read -r mesh how <<<"$v"
+      option=()
+      [ "$how" = as-given ] && option=(--no-renumber)
+      PARLOOP_BACKEND=$backend "$airfoil" --mesh "$work/$mesh.dat" --iterations "$iterations" --digits 12 \
+        "${option[@]}" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+      times[$v]+="$(sed -n 's/.*(\([0-9.]*\) ms each).*/\1/p' "$work/err") "
+      tail -1 "$work/out" | awk '{print $2}' >"$work/rms-$mesh-$how"
+    done
+  done
+  median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | sed -n 2p; }
+  reference=$(cat "$work/rms-generated-as-given")
+  echo "Airfoil on $backend, $cells cells, $iterations iterations: ms per iteration (median of 3 rounds), last rms"
+  for v in "${variants[@]}"; do
+    read -r mesh how <<<"$v"
+    rms=$(cat "$work/rms-$mesh-$how")
+    awk -v a="$rms" -v b="$reference" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * (b < 0 ? -b : b)) }' ||
+      { echo "WRONG: $backend $v: rms $rms against $reference" >&2; exit 1; }
+    printf '  %-10s %-11s %10s ms   rms %s\n' "$mesh" "$how" "$(median "${times[$v]}")" "$rms"
+  done
+  base=$(median "${times[generated as-given]}")
+  awk -v r="$(median "${times[random renumbered]}")" -v g="$(median "${times[generated renumbered]}")" \
+      -v x="$(median "${times[random as-given]}")" -v b="$base" -v backend="$backend" 'BEGIN {
+    printf "renumber on %s: random renumbered / generated as generated %.3f (goal <= 1.1); generated renumbered / as generated %.3f (goal <= 1.0); random as given %.3f\n", backend, r / b, g / b, x / b }'
+  unset times
+done
