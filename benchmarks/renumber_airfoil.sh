@@ -30,7 +30,8 @@ for backend in "$@"; do
       PARLOOP_BACKEND=$backend "$airfoil" --mesh "$work/$mesh.dat" --iterations "$iterations" --digits 12 \
         "${option[@]}" >"$work/out" 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
       times[$v]+="$(sed -n 's/.*(\([0-9.]*\) ms each).*/\1/p' "$work/err") "
-      tail -1 "$work/out" | awk '{print $2}' >"$work/rms-$mesh-$how"
+      # The history's last line (a line comparing with OP2's figure may follow it).
+      awk '$1 ~ /^[0-9]+$/ { rms = $2 } END { print rms }' "$work/out" >"$work/rms-$mesh-$how"
     done
   done
   median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | sed -n 2p; }
