@@ -48,7 +48,7 @@ class Dat {
                                    expected, set.size(), set.name(), Dim, values.size()));
     }
     state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name), Dim);
-    set.state().arrays.push_back(std::shared_ptr<detail::mirrored_array>(state_, &state_->array));
+    detail::register_with(set.state().arrays, std::shared_ptr<detail::mirrored_array>(state_, &state_->array));
     // Values given in the user's numbering, of a set the loops see in another order.
     if (set.renumbered()) state_->array.reorder(*set.state().user_of_loop, set.state().user_of_loop, state_->device());
   }

@@ -167,8 +167,8 @@ class Map {
     }
     state_ = std::make_shared<detail::map_state>(from, to, arity,
                                                  std::vector<index_t>(values.begin(), values.end()), std::move(name));
-    from.state().maps.push_back(state_);
-    if (!(to == from)) to.state().maps.push_back(state_);
+    detail::register_with(from.state().maps, state_);
+    if (!(to == from)) detail::register_with(to.state().maps, state_);
     // Values given in the user's numbering, of sets the loops see in another order.
     if (from.renumbered() || to.renumbered()) {
       state_->reorder(from.renumbered() ? std::span<const index_t>(*from.state().user_of_loop) : std::span<const index_t>{},

@@ -35,6 +35,16 @@ struct set_state {
   std::vector<std::weak_ptr<mirrored_array>> arrays;
 };
 
+// Adds `made` to a set's registry; those gone are dropped whenever the registry has doubled, so
+// that a program making temporary dats on a set does not grow it without bound.
+template <class T>
+void register_with(std::vector<std::weak_ptr<T>>& registry, const std::shared_ptr<T>& made) {
+  if (registry.size() >= 16 && (registry.size() & (registry.size() - 1)) == 0) {
+    std::erase_if(registry, [](const std::weak_ptr<T>& w) { return w.expired(); });
+  }
+  registry.push_back(made);
+}
+
 inline std::string default_name(const char* kind) {
   static std::atomic<unsigned> counter{0};
   return std::string(kind) + "#" + std::to_string(counter.fetch_add(1));

@@ -55,12 +55,14 @@ namespace parloop::detail {
 inline constexpr std::array<int, 5> thread_block_candidates{64, 128, 256, 512, 1024};
 
 // The host values of the arrays a loop modifies, kept to put back before each timed run and
-// after the last.
+// after the last. Made current first: on a renumbered set a view's writes may be only in the
+// user's copy, which the loop would otherwise take in after the values were kept.
 class kept_values {
  public:
   explicit kept_values(std::span<const arg_view> views) {
     for (const arg_view& v : views) {
       if (!is_modified(v.mode)) continue;
+      v.data->host_written(nullptr);
       const std::byte* from = v.data->host_bytes();
       kept_.emplace_back(v.data, std::vector<std::byte>(from, from + v.data->bytes()));
     }
