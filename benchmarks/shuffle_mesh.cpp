@@ -8,6 +8,8 @@
 #include "../examples/airfoil/arguments.hpp"
 #include "../examples/airfoil/mesh.hpp"
 
+#include <parloop/core/locality_order.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -30,12 +32,6 @@ std::vector<index_t> random_order(int n, std::mt19937_64& rng) {
   return v;
 }
 
-std::vector<index_t> inverse(const std::vector<index_t>& old_of_new) {
-  std::vector<index_t> new_of_old(old_of_new.size());
-  for (std::size_t i = 0; i < old_of_new.size(); ++i) new_of_old[static_cast<std::size_t>(old_of_new[i])] = static_cast<index_t>(i);
-  return new_of_old;
-}
-
 // Rows of `width` values moved to their new places; with `targets`, each value renumbered too.
 template <class T>
 std::vector<T> moved(const std::vector<T>& rows, std::size_t width, const std::vector<index_t>& old_of_new,
@@ -56,7 +52,7 @@ airfoil::mesh shuffled(const airfoil::mesh& m, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const std::vector<index_t> nodes = random_order(m.nnode, rng), cells = random_order(m.ncell, rng),
                              edges = random_order(m.nedge, rng), bedges = random_order(m.nbedge, rng);
-  const std::vector<index_t> new_node = inverse(nodes), new_cell = inverse(cells);
+  const std::vector<index_t> new_node = parloop::detail::inverse_order(nodes), new_cell = parloop::detail::inverse_order(cells);
   airfoil::mesh s = m;
   s.x = moved(m.x, 2, nodes);
   s.cell = moved(m.cell, 4, cells, &new_node);

@@ -3,7 +3,8 @@
 // PARLOOP_TEST_BACKEND names, host by default): the same loops on the whole mesh in one host
 // runtime and distributed, partitioned by graph, by coordinates and at random with a rank that
 // owns nothing, give the same values -- exactly, since they add integers -- gathered in global
-// numbering, and the same reductions on every rank. Each dat is changed and read again, so that a
+// numbering, and the same reductions on every rank -- with each rank's regions ordered for
+// locality (the default) and in global order. Each dat is changed and read again, so that a
 // stale halo would show. Each rank has a disk cache of its own: a loop's kernel is compiled by
 // one rank and received by the others. With PARLOOP_MPI_CHECK, ranks that made other calls
 // fail alike. Checks only (no REQUIRE): a rank leaving a test case early would leave the
@@ -249,18 +250,40 @@ void check_distributed_loops(const pl::Runtime& rt, handles& h, const results& e
   CHECK(std::count(owners.begin(), owners.end(), 1) == h.cells.global_size());
 }
 
+// A way of distributing the mesh.
+struct way {
+  std::string what;
+  pm::partitioning how;
+  pm::local_order order = pm::local_order::locality;
+};
+
+// Whether each region of `set` on this rank is in global order.
+bool regions_in_global_order(const pl::Set& set) {
+  const pl::detail::set_distribution& d = *set.distribution();
+  bool sorted = true;
+  pl::index_t begin = 0;
+  for (const pl::index_t end : {d.core_end, d.owned_end, d.exec_end, set.size()}) {
+    sorted = sorted && std::is_sorted(d.global.begin() + begin, d.global.begin() + end);
+    begin = end;
+  }
+  return sorted;
+}
+
 // The declared mesh distributed each of `ways` and run: the serial values. Collective.
-void check_partitionings(const declared& decl, const std::vector<std::pair<std::string, pm::partitioning>>& ways,
-                         const results& expected) {
+void check_partitionings(const declared& decl, const std::vector<way>& ways, const results& expected) {
   const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
   const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
-  for (const auto& [what, how] : ways) {
+  for (const auto& [what, how, order] : ways) {
     INFO("rank " << rank << " of " << ranks << ", partitioned " << what << ", on " << pl::backend_name(rt.kind()));
-    const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, how);
+    const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, how.ordered(order));
     handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
               local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
               local[decl.res],        local[decl.p],          local[decl.w]};
     CHECK(h.cells.global_size() == static_cast<pl::index_t>(expected.q.size()));
+    // Ordered for locality, a random mesh's regions of a few dozen cells are not by chance in
+    // global order.
+    if (order == pm::local_order::global) CHECK(regions_in_global_order(h.cells));
+    if (order == pm::local_order::locality && h.cells.owned() > 40) CHECK(!regions_in_global_order(h.cells));
     check_distributed_loops(rt, h, expected);
   }
 }
@@ -274,8 +297,10 @@ TEST_CASE("loops on a distributed mesh give the serial values, halos exchanged a
   declared decl(d, rank == 0);
   std::mt19937 rng(3);
   const std::vector<std::vector<int>> random = parloop_test::random_owners(d.m, ranks, rng);
-  const std::vector<std::pair<std::string, pm::partitioning>> ways{
+  const std::vector<way> ways{
       {"by graph", pm::partitioning::by_graph(decl.edge_cells)},
+      {"by graph, each rank's regions in global order", pm::partitioning::by_graph(decl.edge_cells),
+       pm::local_order::global},
       {"by coordinates", pm::partitioning::by_coordinates(decl.centres)},
       {"at random, the last rank owning nothing", pm::partitioning::by_owners(decl.cells, random[0])}};
   check_partitionings(decl, ways, expected);
@@ -290,9 +315,9 @@ TEST_CASE("a mesh given rank by rank, each rank its block, gives the serial valu
   const std::vector<int> random = parloop_test::random_owners(d.m, ranks, rng)[0];
   const std::vector<int> my_owners(random.begin() + decl.cells_block.first,
                                    random.begin() + decl.cells_block.first + decl.cells_block.count);
-  const std::vector<std::pair<std::string, pm::partitioning>> ways{
+  const std::vector<way> ways{
       {"by graph", pm::partitioning::by_graph(decl.edge_cells)},
-      {"by coordinates", pm::partitioning::by_coordinates(decl.centres)},
+      {"by coordinates", pm::partitioning::by_coordinates(decl.centres), pm::local_order::global},
       {"by the owners each rank gives for its block", pm::partitioning::by_owners(decl.cells, my_owners)}};
   check_partitionings(decl, ways, expected);
 }

@@ -14,8 +14,10 @@
 
 namespace airfoil {
 
-// Collective over `comm`; `m` is read on rank 0 only (the others pass an empty mesh).
-inline mesh_handles distributed(const pl::Runtime& rt, MPI_Comm comm, const mesh& m) {
+// Collective over `comm`; `m` is read on rank 0 only (the others pass an empty mesh). With
+// `for_locality`, each rank orders its share for locality (as pl::renumber orders a whole mesh);
+// without, by global number.
+inline mesh_handles distributed(const pl::Runtime& rt, MPI_Comm comm, const mesh& m, bool for_locality) {
   namespace pm = pl::mpi;
   pm::global_mesh g;
   const auto nodes = g.set(m.nnode, "nodes"), edges = g.set(m.nedge, "edges"), bedges = g.set(m.nbedge, "bedges"),
@@ -25,7 +27,9 @@ inline mesh_handles distributed(const pl::Runtime& rt, MPI_Comm comm, const mesh
              pcell = g.map(cells, nodes, 4, m.cell, "pcell");
   const auto bound = g.dat<std::int32_t, 1>(bedges, m.bound, "p_bound");
   const auto x = g.dat<double, 2>(nodes, m.x, "p_x");
-  const pm::distributed_mesh local(rt, comm, g, pm::partitioning::by_graph(pecell));
+  const pm::distributed_mesh local(
+      rt, comm, g,
+      pm::partitioning::by_graph(pecell).ordered(for_locality ? pm::local_order::locality : pm::local_order::global));
   return {local[nodes],  local[edges],  local[bedges], local[cells], local[pedge],
           local[pecell], local[pbedge], local[pbecell], local[pcell], local[bound],
           local[x],      local[cells].global_size()};

@@ -107,12 +107,14 @@ inline std::vector<index_t> order_by_targets(const map_rows& m, std::span<const 
 }
 
 // The `targets` elements of the set `m` maps into, in the order its rows, taken as `rows` lists
-// them, first reach them; those no row reaches after, in their order: nodes by the cells.
+// them, first reach them; those no row reaches after, in their order: nodes by the cells. An
+// element of `rows` past m's last row has none.
 inline std::vector<index_t> order_by_first_touch(const map_rows& m, std::span<const index_t> rows, index_t targets) {
   std::vector<char> touched(static_cast<std::size_t>(targets), 0);
   std::vector<index_t> order;
   order.reserve(static_cast<std::size_t>(targets));
   for (const index_t r : rows) {
+    if (static_cast<std::size_t>(r) >= m.rows()) continue;
     for (const index_t t : m.row(static_cast<std::size_t>(r))) {
       if (touched[static_cast<std::size_t>(t)] == 0) {
         touched[static_cast<std::size_t>(t)] = 1;
@@ -126,7 +128,8 @@ inline std::vector<index_t> order_by_first_touch(const map_rows& m, std::span<co
   return order;
 }
 
-// A mesh as the orderings see it: its sets' sizes and the maps between them.
+// A mesh as the orderings see it: its sets' sizes and the maps between them. A map may give rows
+// for only the first elements of its source set (a rank's maps give those the rank executes).
 struct mesh_links {
   struct link {
     int from = 0, to = 0;
@@ -138,7 +141,8 @@ struct mesh_links {
 
 // An order of every set of `mesh` for locality: `first` by reverse Cuthill-McKee, then, from the
 // sets ordered so far, each set that maps into one by its targets and each set one maps into by
-// first touch, as the file's top says; a set no map links to those keeps its order.
+// first touch, as the file's top says; a set no map links to those keeps its order, and so do the
+// elements past a map's last row, after those it orders.
 inline std::vector<std::vector<index_t>> locality_orders(const mesh_links& mesh, int first) {
   const std::size_t sets = mesh.set_sizes.size();
   std::vector<std::vector<index_t>> order(sets), new_of_old(sets);
@@ -158,6 +162,7 @@ inline std::vector<std::vector<index_t>> locality_orders(const mesh_links& mesh,
     const auto s = static_cast<std::size_t>(queue[q]);
     const auto follow = [&](int t, std::vector<index_t> made) {
       const auto u = static_cast<std::size_t>(t);
+      for (auto e = static_cast<index_t>(made.size()); e < mesh.set_sizes[u]; ++e) made.push_back(e);
       order[u] = std::move(made);
       new_of_old[u] = inverse_order(order[u]);
       done[u] = 1;

@@ -5,14 +5,17 @@
 // parallel, and the blocks are put together on the root); distributed_mesh partitions one set,
 // derives the owners of the others, plans every rank's regions on the root, sends each rank its
 // plan and its values, and gives back ordinary parloop handles: par_loop runs on them unchanged,
-// with halos exchanged and reductions combined across the ranks (exec/distributed_loop.hpp). gather() brings a dat back
-// in global numbering; global_numbers() numbers each rank's share.
+// with halos exchanged and reductions combined across the ranks (exec/distributed_loop.hpp).
+// Each rank orders its elements within their regions for locality (mpi/region_order.hpp), unless
+// told to keep the global order. gather() brings a dat back in global numbering;
+// global_numbers() numbers each rank's share.
 #pragma once
 
 #include <mpi.h>
 
 #include <algorithm>
 #include <any>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -41,6 +44,7 @@
 #include "parloop/mpi/link.hpp"
 #include "parloop/mpi/owners.hpp"
 #include "parloop/mpi/partition.hpp"
+#include "parloop/mpi/region_order.hpp"
 #include "parloop/mpi/scatter.hpp"
 #include "parloop/mpi/session.hpp"
 
@@ -168,7 +172,18 @@ class global_mesh {
   std::vector<dat_decl> dats_;
 };
 
-// Which set is partitioned, and how; the owners of the other sets follow (mpi/owners.hpp).
+// How each rank orders its elements within each of its regions.
+enum class local_order {
+  // For locality: the rank's share of the mesh ordered from the partitioned set as pl::renumber
+  // orders a mesh (mpi/region_order.hpp), so that a mesh numbered at random runs as fast as one
+  // numbered structurally.
+  locality,
+  // By global number.
+  global,
+};
+
+// Which set is partitioned, and how; the owners of the other sets follow (mpi/owners.hpp). The
+// root's partitioning is the one followed.
 class partitioning {
  public:
   // The target set of `m` cut by the graph in which m joins its targets (cells joined by the
@@ -197,6 +212,13 @@ class partitioning {
     p.owners_ = std::move(owners);
     return p;
   }
+  // This partitioning, each rank's elements in `order` within their regions (by default, for
+  // locality).
+  partitioning ordered(local_order order) const {
+    partitioning p = *this;
+    p.order_ = order;
+    return p;
+  }
 
  private:
   friend class distributed_mesh;
@@ -205,6 +227,7 @@ class partitioning {
   int map_ = -1, dat_ = -1, set_ = -1;
   graph_partitioner partitioner_ = default_graph_partitioner;
   std::vector<int> owners_;
+  local_order order_ = local_order::locality;
 };
 
 // This rank's share of a distributed mesh: ordinary handles on the runtime it was made for.
@@ -228,11 +251,14 @@ class distributed_mesh {
     // The root plans; every rank learns whether it could before any waits for a plan.
     std::vector<rank_plan> plans;
     std::vector<index_t> sizes(mesh.sets_.size());
+    // The partitioned set, and whether each rank orders its regions from it for locality.
+    std::array<int, 2> ordering{0, 0};
     std::string problem;
     if (rank == root) {
       try {
         for (std::size_t s = 0; s < sizes.size(); ++s) sizes[s] = mesh.sets_[s].size;
-        plans = plan(mesh, how, ranks);
+        ordering = {partitioned_set(mesh, how), how.order_ == local_order::locality ? 1 : 0};
+        plans = plan(mesh, how, ordering[0], ranks);
       } catch (const error& e) {
         problem = e.message();
       } catch (const std::exception& e) {
@@ -244,10 +270,18 @@ class distributed_mesh {
                                         : fmt::format("distribute: rank {} could not partition the mesh", root));
     }
     check(MPI_Bcast(sizes.data(), static_cast<int>(sizes.size()), MPI_INT32_T, root, comm), "MPI_Bcast");
-    const rank_plan mine = scatter_plans(comm, plans, root);
+    check(MPI_Bcast(ordering.data(), 2, MPI_INT, root, comm), "MPI_Bcast");
+    rank_plan mine = scatter_plans(comm, plans, root);
     if (mine.sets.size() != mesh.sets_.size() || mine.maps.size() != mesh.maps_.size()) {
       throw error(fmt::format("distribute: a plan of {} sets and {} maps for a mesh of {} and {}", mine.sets.size(),
                               mine.maps.size(), mesh.sets_.size(), mesh.maps_.size()));
+    }
+    // Values arrive in the plan's order, by global number within each region.
+    std::vector<std::vector<index_t>> reordered(mesh.sets_.size());
+    if (ordering[1] != 0) {
+      std::vector<global_map> shapes;
+      for (const auto& m : mesh.maps_) shapes.push_back({m.map.from, m.map.to, m.map.arity, {}});
+      reordered = order_regions(mine, shapes, ordering[0]);
     }
     for (std::size_t s = 0; s < mesh.sets_.size(); ++s) {
       sets_.emplace_back(rt, distribution_of(mine.sets[s], sizes[s]), mesh.sets_[s].name);
@@ -261,6 +295,8 @@ class distributed_mesh {
       const auto& d = mesh.dats_[i];
       const std::size_t width = scalar_bytes(d.type) * static_cast<std::size_t>(d.dim);
       std::vector<std::byte> mine_values = scatter_values(comm, plans, d.set, d.values, width, sizes, root, d.name);
+      const std::vector<index_t>& order = reordered[static_cast<std::size_t>(d.set)];
+      if (!order.empty()) mine_values = rows_in(order, mine_values, width);
       dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name));
     }
   }
@@ -404,7 +440,30 @@ class distributed_mesh {
     }
   }
 
-  static std::vector<rank_plan> plan(const global_mesh& mesh, const partitioning& how, int ranks) {
+  // The set `how` partitions, checked against `mesh`.
+  static int partitioned_set(const global_mesh& mesh, const partitioning& how) {
+    switch (how.kind_) {
+      case partitioning::kind::graph:
+        if (how.map_ < 0 || static_cast<std::size_t>(how.map_) >= mesh.maps_.size()) {
+          throw argument_error(fmt::format("partitioning by map {} of {}", how.map_, mesh.maps_.size()));
+        }
+        return mesh.maps_[static_cast<std::size_t>(how.map_)].map.to;
+      case partitioning::kind::coordinates:
+        if (how.dat_ < 0 || static_cast<std::size_t>(how.dat_) >= mesh.dats_.size()) {
+          throw argument_error(fmt::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
+        }
+        return mesh.dats_[static_cast<std::size_t>(how.dat_)].set;
+      case partitioning::kind::given:
+        if (how.set_ < 0 || static_cast<std::size_t>(how.set_) >= mesh.sets_.size()) {
+          throw argument_error(fmt::format("owners given for set {} of {}", how.set_, mesh.sets_.size()));
+        }
+        return how.set_;
+    }
+    throw argument_error("partitioning of an unknown kind");
+  }
+
+  // Every rank's plan, `partitioned` (partitioned_set's) cut as `how` says.
+  static std::vector<rank_plan> plan(const global_mesh& mesh, const partitioning& how, int partitioned, int ranks) {
     std::vector<index_t> sizes;
     for (const auto& s : mesh.sets_) sizes.push_back(s.size);
     std::vector<global_map> maps;
@@ -437,35 +496,22 @@ class distributed_mesh {
         }
       }
     }
-    int partitioned = 0;
     std::vector<int> owners;
     switch (how.kind_) {
       case partitioning::kind::graph: {
-        if (how.map_ < 0 || static_cast<std::size_t>(how.map_) >= maps.size()) {
-          throw argument_error(fmt::format("partitioning by map {} of {}", how.map_, maps.size()));
-        }
         const auto& m = maps[static_cast<std::size_t>(how.map_)];
-        partitioned = m.to;
         owners = partition_graph(joined_by(m.values, m.arity, sizes[static_cast<std::size_t>(m.to)]), ranks,
                                  how.partitioner_);
         break;
       }
       case partitioning::kind::coordinates: {
-        if (how.dat_ < 0 || static_cast<std::size_t>(how.dat_) >= mesh.dats_.size()) {
-          throw argument_error(fmt::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
-        }
         const auto& d = mesh.dats_[static_cast<std::size_t>(how.dat_)];
-        partitioned = d.set;
         owners = partition_coordinates(
             std::span<const double>(reinterpret_cast<const double*>(d.values.data()), d.values.size() / sizeof(double)),
             d.dim, ranks);
         break;
       }
       case partitioning::kind::given:
-        if (how.set_ < 0 || static_cast<std::size_t>(how.set_) >= sizes.size()) {
-          throw argument_error(fmt::format("owners given for set {} of {}", how.set_, sizes.size()));
-        }
-        partitioned = how.set_;
         owners = how.owners_;
         break;
     }
@@ -493,7 +539,17 @@ class distributed_mesh {
     return d;
   }
 
-  // Each rank's values of a dat on set `set`, in its local order, from the root's global values
+  // `values`, rows of `width` bytes, in `old_of_new` order.
+  static std::vector<std::byte> rows_in(std::span<const index_t> old_of_new, const std::vector<std::byte>& values,
+                                        std::size_t width) {
+    std::vector<std::byte> out(values.size());
+    for (std::size_t i = 0; i < old_of_new.size(); ++i) {
+      std::memcpy(out.data() + i * width, values.data() + static_cast<std::size_t>(old_of_new[i]) * width, width);
+    }
+    return out;
+  }
+
+  // Each rank's values of a dat on set `set`, in the plan's order, from the root's global values
   // (`width` bytes per element).
   static std::vector<std::byte> scatter_values(MPI_Comm comm, const std::vector<rank_plan>& plans, int set,
                                                std::span<const std::byte> values, std::size_t width,
