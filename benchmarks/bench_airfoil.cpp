@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // OP2's Airfoil (examples/airfoil) in parloop on CUDA against the same solver written by hand in
-// CUDA (airfoil_hand.hpp), in one run on one GPU, on one generated NACA0012 mesh:
+// CUDA (airfoil_hand.hpp), in one run on one GPU, on one NACA0012 mesh (the generated C-mesh of
+// OP2's counts, an O-grid, or a mesh file; parloop's loops renumbered for locality or not, the
+// hand-written solver in the mesh's own numbering):
 //  - the whole iteration: each variant (parloop's DSL kernels and OP2's C kernels, its ways of
 //    keeping increments through maps apart; the hand-written AoS and SoA layouts, atomics and
 //    colours) is timed over N iterations, the median of three repetitions, the variants
@@ -16,7 +18,8 @@
 //    of their own; parloop's by timing each loop alone, its calls of N iterations back to back on
 //    a fresh solver and then one wait (the device's time, the launches hidden behind the work
 //    but for the smallest loop).
-// Usage: bench_airfoil [--size CELLS] [--iterations N] [--csv FILE] [--no-per-loop]
+// Usage: bench_airfoil [--size CELLS] [--grid c|o] [--mesh FILE] [--renumber] [--iterations N] [--csv FILE]
+//                      [--no-per-loop]
 #include <parloop/parloop.hpp>
 
 #include "../examples/airfoil/arguments.hpp"
@@ -25,6 +28,7 @@
 #include "../examples/airfoil/kernels_dsl.hpp"
 #include "../examples/airfoil/mesh.hpp"
 #include "../examples/airfoil/naca0012.hpp"
+#include "../examples/airfoil/o_grid.hpp"
 #include "../examples/airfoil/solver.hpp"
 #include "airfoil_hand.hpp"
 #include "common.hpp"
@@ -148,14 +152,15 @@ template <class Kernels>
 class parloop_runner final : public runner {
  public:
   parloop_runner(std::string name, pl::Runtime& rt, const airfoil::mesh& m, const airfoil::flow& c, Kernels kernels,
-                 pl::conflicts conflicts, bool tuned)
+                 pl::conflicts conflicts, bool tuned, bool renumber)
       : runner(std::move(name)),
         rt_(rt),
         mesh_(m),
         flow_(c),
         kernels_(std::move(kernels)),
         conflicts_(conflicts),
-        tuned_(tuned) {}
+        tuned_(tuned),
+        renumber_(renumber) {}
 
   bool hand_written() const override { return false; }
   void start() override {
@@ -164,7 +169,9 @@ class parloop_runner final : public runner {
     // A tuned variant's loops are timed at their first call, in the untimed warm-up.
     rt_.set_default_conflicts(conflicts_);
     rt_.set_autotune(tuned_);
-    solver_.emplace(rt_, mesh_, flow_);
+    const airfoil::mesh_handles h = airfoil::on_runtime(rt_, mesh_);
+    if (renumber_) pl::renumber(h.cells);
+    solver_.emplace(rt_, h, flow_);
   }
   void iterate() override { solver_->iterate(kernels_); }
   void synchronize() override { rt_.synchronize(); }
@@ -208,6 +215,7 @@ class parloop_runner final : public runner {
   Kernels kernels_;
   pl::conflicts conflicts_;
   bool tuned_;
+  bool renumber_;
   std::optional<airfoil::solver> solver_;
 };
 
@@ -272,18 +280,18 @@ class hand_runner final : public runner {
 // Each its own kernel objects, so that its compiles and statistics are its own; each on the
 // runtime of its layout (`runtimes`, indexed by pl::dat_layout).
 std::vector<std::unique_ptr<runner>> make_parloop_runners(std::array<pl::Runtime, 2>& runtimes, const airfoil::mesh& m,
-                                                          const airfoil::flow& c) {
+                                                          const airfoil::flow& c, bool renumber) {
   std::vector<std::unique_ptr<runner>> out;
   for (const parloop_variant& v : parloop_variants) {
     pl::Runtime& rt = runtimes[static_cast<std::size_t>(v.layout)];
     if (v.kernels == kernel_kind::dsl) {
       using kernels = decltype(airfoil::dsl_kernels(c));
       out.push_back(std::make_unique<parloop_runner<kernels>>(variant_name(v), rt, m, c, airfoil::dsl_kernels(c),
-                                                              v.conflicts, v.tuned));
+                                                              v.conflicts, v.tuned, renumber));
     } else {
       using kernels = decltype(airfoil::c_kernels(c));
       out.push_back(std::make_unique<parloop_runner<kernels>>(variant_name(v), rt, m, c, airfoil::c_kernels(c),
-                                                              v.conflicts, v.tuned));
+                                                              v.conflicts, v.tuned, renumber));
     }
   }
   return out;
@@ -381,20 +389,29 @@ double per_iteration(const std::array<double, loop_count>& per_call) {
 
 struct options {
   long long size = 720000;
+  bool o_grid = false;
+  std::optional<std::string> mesh_file;
+  bool renumber = false;
   int iterations = 1000;
   std::optional<std::string> csv;
   bool per_loop = true;
 };
 
 constexpr const char* usage =
-    "usage: bench_airfoil [--size CELLS] [--iterations N] [--csv FILE] [--no-per-loop]\n"
+    "usage: bench_airfoil [--size CELLS] [--grid c|o] [--mesh FILE] [--renumber] [--iterations N] [--csv FILE]\n"
+    "                     [--no-per-loop]\n"
     "  --size CELLS     cells of the generated NACA0012 mesh (default 720000, OP2's size)\n"
+    "  --grid c|o       the generated mesh: a C-mesh as OP2's (default) or an O-grid\n"
+    "  --mesh FILE      a mesh in OP2's layout instead of a generated one\n"
+    "  --renumber       parloop's loops on the mesh renumbered for locality (pl::renumber); the hand-written\n"
+    "                   solver runs the mesh's own numbering\n"
     "  --iterations N   timed iterations per repetition (default 1000)\n"
     "  --csv FILE       writes variant,loop,seconds_per_call,calls,gb_per_s (see plot_airfoil.py)\n"
     "  --no-per-loop    the whole-iteration table only\n";
 
 options parse(int argc, char** argv) {
   options o;
+  bool makes_mesh = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -405,17 +422,30 @@ options parse(int argc, char** argv) {
       o.per_loop = false;
       continue;
     }
+    if (a == "--renumber") {
+      o.renumber = true;
+      continue;
+    }
     if (i + 1 >= argc) throw std::invalid_argument(std::string(a) + ": expected a value after it\n" + usage);
     const char* v = argv[++i];
+    makes_mesh = makes_mesh || a == "--size" || a == "--grid";
     if (a == "--size")
       o.size = airfoil::whole_number(a, v, 72, 200'000'000);
     else if (a == "--iterations")
       o.iterations = static_cast<int>(airfoil::whole_number(a, v, 1, 100'000'000));
     else if (a == "--csv")
       o.csv = v;
+    else if (a == "--mesh")
+      o.mesh_file = v;
+    else if (a == "--grid" && (std::string_view(v) == "c" || std::string_view(v) == "o"))
+      o.o_grid = std::string_view(v) == "o";
+    else if (a == "--grid")
+      throw std::invalid_argument("--grid " + std::string(v) + ": expected c or o");
     else
       throw std::invalid_argument("unknown option " + std::string(a) + "\n" + usage);
   }
+  if (o.mesh_file && makes_mesh)
+    throw std::invalid_argument(std::string("--mesh reads a mesh and --size and --grid make one: give either\n") + usage);
   return o;
 }
 
@@ -456,14 +486,18 @@ void write_csv(const std::string& path, const std::vector<csv_row>& rows) {
 
 int run_parent(const options& o) {
   parloop_bench::check_csv_folder(o.csv);
-  const airfoil::mesh m = airfoil::make_naca0012(o.size);
+  const airfoil::mesh m = o.mesh_file ? airfoil::read_mesh(*o.mesh_file)
+                          : o.o_grid   ? airfoil::make_o_grid(o.size)
+                                       : airfoil::make_naca0012(o.size);
   const airfoil::flow c;
   const int n = o.iterations;
+  const std::string which = o.mesh_file ? "the mesh " + *o.mesh_file : o.o_grid ? "NACA0012 O-grid" : "NACA0012 C-mesh";
   std::printf(
-      "Airfoil, parloop on CUDA against hand-written CUDA: NACA0012 mesh of %d nodes, %d cells, %d edges, "
-      "%d boundary edges;\n%d timed iterations per repetition (after one untimed), median of %d repetitions, "
-      "the variants alternating\n",
-      m.nnode, m.ncell, m.nedge, m.nbedge, n, repetitions);
+      "Airfoil, parloop on CUDA against hand-written CUDA: %s of %d nodes, %d cells, %d edges, %d boundary edges%s;"
+      "\n%d timed iterations per repetition (after one untimed), median of %d repetitions, the variants alternating\n",
+      which.c_str(), m.nnode, m.ncell, m.nedge, m.nbedge,
+      o.renumber ? " (parloop's loops renumbered for locality, the hand-written in the mesh's numbering)" : "", n,
+      repetitions);
   std::fflush(stdout);
   bool ok = true;
 
@@ -485,7 +519,7 @@ int run_parent(const options& o) {
               floor_iteration / 1e6, floor_seconds * 1e3, floor_seconds * 1000);
   std::fflush(stdout);
 
-  std::vector<std::unique_ptr<runner>> runners = make_parloop_runners(runtimes, m, c);
+  std::vector<std::unique_ptr<runner>> runners = make_parloop_runners(runtimes, m, c, o.renumber);
   for (const parloop_bench::airfoil_hand_options& h : hand_variants)
     runners.push_back(std::make_unique<hand_runner>(m, c, h));
   const std::size_t count = runners.size();

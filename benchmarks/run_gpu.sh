@@ -7,9 +7,9 @@
 # against hand-written CUDA (bench_airfoil); on the CPU, Airfoil on the host and threads
 # backends against hand-written sequential and OpenMP solvers (bench-cpu).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
-# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil bench-cpu
-# renumber mpi (default: all); build-airfoil builds only what the mpi and renumber steps run (for a
-# machine lent briefly).
+# Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil
+# bench-meshes bench-cpu renumber mpi (default: all); build-airfoil builds only what the mpi, renumber and
+# bench-meshes steps run (for a machine lent briefly).
 # Built with the compiled library, as the test suite is; PARLOOP_GPU_COMPILED=OFF builds it
 # header-only.
 set -uo pipefail
@@ -21,7 +21,7 @@ build="$root/build-gpu"
 # libraries need in turn (libscotch needs libscotcherr), which a program's RUNPATH does not cover.
 export LD_LIBRARY_PATH="$root/.deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-cpu renumber mpi)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-meshes bench-cpu renumber mpi)
 status=0
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
@@ -38,7 +38,7 @@ for step in "${steps[@]}"; do
         -DPARLOOP_COMPILED="${PARLOOP_GPU_COMPILED:-ON}" \
         -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       targets=()
-      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi shuffle_mesh)
+      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi shuffle_mesh bench_airfoil)
       cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
       note "$step: ok ($(grep -o 'parloop components: .*' "$out/configure.log"))"
       ;;
@@ -118,6 +118,21 @@ for step in "${steps[@]}"; do
       note "bench airfoil: exit $rc -- $(grep -E '^best parloop|^WRONG|memory floor:' "$out/bench-airfoil.txt" | tr '\n' ' ')"
       grep -E 'autotuned' "$out/bench-airfoil-log.txt" | tee -a "$summary"
       ;;
+    bench-meshes)
+      # bench_airfoil on other meshes, whole iterations: the O-grid as generated, and with
+      # parloop's loops renumbered; the C-mesh renumbered; the O-grid numbered at random, parloop
+      # renumbered and the hand-written solver in that numbering.
+      "$build/examples/airfoil/airfoil" --grid o --iterations 0 --write-mesh "$out/o-grid.dat" >/dev/null 2>&1 &&
+        "$build/benchmarks/shuffle_mesh" "$out/o-grid.dat" "$out/o-grid-random.dat" >/dev/null || status=1
+      for run in "o-renumbered:--grid o --renumber" "o:--grid o" "c-renumbered:--renumber" \
+        "o-random-renumbered:--mesh $out/o-grid-random.dat --renumber"; do
+        name=${run%%:*}
+        read -ra flags <<<"${run#*:}"
+        "$build/benchmarks/bench_airfoil" --no-per-loop "${flags[@]}" >"$out/bench-airfoil-$name.txt" 2>&1 || status=1
+        note "bench airfoil $name: $(grep -E '^best parloop|^WRONG' "$out/bench-airfoil-$name.txt" | tr '\n' ' ')"
+      done
+      rm -f "$out/o-grid.dat" "$out/o-grid-random.dat"
+      ;;
     bench-cpu)
       # The machine's CPU, otherwise idle: Airfoil at OP2's size on the host and threads backends
       # against the hand-written sequential and OpenMP solvers, 1 to all cores, and PoCL; the
@@ -133,9 +148,22 @@ for step in "${steps[@]}"; do
       ;;
     renumber)
       # Airfoil at OP2's size in the generator's numbering and numbered at random, with the loops
-      # renumbered for locality and without, on CUDA and on the threads backend (all the cores).
+      # renumbered for locality and without, on CUDA and on the threads backend (all the cores),
+      # and over MPI ranks on the threads backend.
       "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 1000 cuda 2>&1 | tee "$out/renumber-cuda.txt" || status=1
+      # And an O-grid, the other shape of mesh users bring, as the example runs and autotuned
+      # (the C-mesh autotuned too, for the comparison).
+      GRID=o "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 1000 cuda 2>&1 | tee "$out/renumber-cuda-o.txt" || status=1
+      for grid in o c; do
+        GRID=$grid AIRFOIL_OPTIONS=--autotune "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 1000 cuda 2>&1 |
+          tee "$out/renumber-cuda-$grid-tuned.txt" || status=1
+      done
       "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 50 threads 2>&1 | tee "$out/renumber-threads.txt" || status=1
+      # Over 4 MPI ranks of 4 threads each: every rank ordering its share, or not.
+      if [ -x "$build/examples/airfoil/airfoil_mpi" ]; then
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+          "$root/benchmarks/renumber_airfoil.sh" "$build" 720000 50 mpi4:threads 2>&1 | tee "$out/renumber-mpi.txt" || status=1
+      fi
       grep -h -E '^renumber on|WRONG' "$out"/renumber-*.txt >>"$summary"
       ;;
     mpi)

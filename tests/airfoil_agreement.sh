@@ -16,7 +16,9 @@ source "$(dirname "$0")/airfoil_common.sh"
 # Only the history: the first line names the device.
 history() {
   local out=$1; shift
-  if ! "$program" "${size[@]}" "$@" >"$out.full" 2>"$out.err"; then
+  local options=("${size[@]}")
+  [[ " $* " == *" --mesh "* ]] && options=("${run[@]}")
+  if ! "$program" "${options[@]}" "$@" >"$out.full" 2>"$out.err"; then
     if grep -q "is not available\|no CUDA driver\|no OpenCL" "$out.err"; then
       echo "skipped: $(head -1 "$out.err")"
       exit 77

@@ -25,6 +25,7 @@
 #include "../examples/airfoil/kernels_dsl.hpp"
 #include "../examples/airfoil/mesh.hpp"
 #include "../examples/airfoil/naca0012.hpp"
+#include "../examples/airfoil/o_grid.hpp"
 #include "../examples/airfoil/solver.hpp"
 #include "device_under_test.hpp"
 
@@ -114,9 +115,21 @@ TEST_CASE("the generated mesh has OP2's counts", "[airfoil]") {
   CHECK(std::count(m.bound.begin(), m.bound.end(), 1) == 400);
 }
 
+TEST_CASE("the generated O-grid has 2 M rings of M cells, its wall and far field 2 M faces each", "[airfoil]") {
+  const airfoil::mesh m = airfoil::make_o_grid(720000);
+  CHECK(m.ncell == 720000);
+  CHECK(m.nnode == 1200 * 601);
+  CHECK(m.nedge == 1200 * 600 + 1200 * 599);
+  CHECK(m.nbedge == 2400);
+  CHECK(m.edge.size() == 2 * std::size_t(m.nedge));
+  CHECK(std::count(m.bound.begin(), m.bound.end(), 1) == 1200);
+  CHECK_THROWS_WITH(airfoil::make_o_grid(71), Catch::Contains("72 to 200000000 cells"));
+}
+
 TEST_CASE("every generated cell is closed by its faces, each normal pointing out of it", "[airfoil]") {
   const long long size = GENERATE(72, 2000, 30000);
-  const airfoil::mesh m = airfoil::make_naca0012(size);
+  const bool o_grid = GENERATE(false, true);
+  const airfoil::mesh m = o_grid ? airfoil::make_o_grid(size) : airfoil::make_naca0012(size);
   // Summed over a cell's faces, outward normals cancel (to rounding); one normal pointing the
   // wrong way, or a face missing, leaves twice or once its length.
   std::vector<double> sum(2 * std::size_t(m.ncell), 0.0);
@@ -139,7 +152,7 @@ TEST_CASE("every generated cell is closed by its faces, each normal pointing out
     }
     smallest_area = std::min(smallest_area, area);
   }
-  INFO("size " << size);
+  INFO("size " << size << (o_grid ? ", O-grid" : ", C-mesh"));
   CHECK(worst < 1e-12);
   CHECK(smallest_area > 0.0);
   // The wall is the aerofoil: its nodes lie within the chord.

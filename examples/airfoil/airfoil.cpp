@@ -7,8 +7,8 @@
 // prints sqrt(rms / ncell) as OP2 does, so that the history can be compared line by line with
 // OP2's on the same mesh.
 //
-//   airfoil [--mesh FILE | --size CELLS] [--iterations N] [--kernels dsl|c] [--autotune] [--digits D]
-//           [--write-mesh FILE] [--no-renumber]
+//   airfoil [--mesh FILE | --size CELLS [--grid c|o]] [--iterations N] [--kernels dsl|c] [--autotune]
+//           [--digits D] [--write-mesh FILE] [--no-renumber]
 //
 // The loops run with the mesh renumbered for locality (pl::renumber of the cells: a mesh numbered
 // in any order runs about as fast as one numbered structurally); --no-renumber runs them in the
@@ -35,6 +35,7 @@
 #include "kernels_dsl.hpp"
 #include "mesh.hpp"
 #include "naca0012.hpp"
+#include "o_grid.hpp"
 #include "solver.hpp"
 #if PARLOOP_AIRFOIL_MPI
 #include "distributed.hpp"
@@ -47,6 +48,7 @@ namespace {
 struct options {
   std::optional<std::string> mesh_file, write_mesh;
   long long size = 720000;
+  bool o_grid = false;
   int iterations = 1000;
   bool c_kernels = false;
   bool autotune = false;
@@ -55,9 +57,10 @@ struct options {
 };
 
 constexpr const char* usage =
-    "usage: airfoil [--mesh FILE | --size CELLS] [--iterations N] [--kernels dsl|c] [--autotune] [--digits D]\n"
-    "               [--write-mesh FILE] [--no-renumber]\n"
+    "usage: airfoil [--mesh FILE | --size CELLS [--grid c|o]] [--iterations N] [--kernels dsl|c] [--autotune]\n"
+    "               [--digits D] [--write-mesh FILE] [--no-renumber]\n"
     "  --mesh FILE        OP2's new_grid.dat layout; otherwise a NACA0012 mesh of about CELLS cells (default 720000)\n"
+    "  --grid c|o         the generated mesh: a C-mesh as OP2's (default) or an O-grid\n"
     "  --iterations N     default 1000; the rms is printed every 100 and after the last\n"
     "  --kernels dsl|c    the parloop DSL kernels (default) or OP2's C kernels through pl::kernel_from_source\n"
     "  --autotune         each loop's launch chosen by timing at its first call (kept in the disk cache)\n"
@@ -68,6 +71,7 @@ constexpr const char* usage =
 
 options parse(int argc, char** argv) {
   options o;
+  bool makes_mesh = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--help" || a == "-h") {
@@ -84,12 +88,24 @@ options parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) throw pl::argument_error(fmt::format("{}: expected a value after it\n{}", a, usage));
     const char* v = argv[++i];
-    if (a == "--mesh") o.mesh_file = v;
-    else if (a == "--write-mesh") o.write_mesh = v;
-    else if (a == "--size") o.size = airfoil::whole_number(a, v, 1, 200'000'000);
-    else if (a == "--iterations") o.iterations = static_cast<int>(airfoil::whole_number(a, v, 0, 100'000'000));
-    else if (a == "--digits") o.digits = static_cast<int>(airfoil::whole_number(a, v, 1, 17));
-    else if (a == "--kernels") {
+    if (a == "--mesh") {
+      o.mesh_file = v;
+    } else if (a == "--write-mesh") {
+      o.write_mesh = v;
+    } else if (a == "--size") {
+      o.size = airfoil::whole_number(a, v, 1, 200'000'000);
+      makes_mesh = true;
+    } else if (a == "--grid") {
+      if (std::string_view(v) != "c" && std::string_view(v) != "o") {
+        throw pl::argument_error(fmt::format("--grid {}: expected c or o", v));
+      }
+      o.o_grid = std::string_view(v) == "o";
+      makes_mesh = true;
+    } else if (a == "--iterations") {
+      o.iterations = static_cast<int>(airfoil::whole_number(a, v, 0, 100'000'000));
+    } else if (a == "--digits") {
+      o.digits = static_cast<int>(airfoil::whole_number(a, v, 1, 17));
+    } else if (a == "--kernels") {
       if (std::string_view(v) != "dsl" && std::string_view(v) != "c") {
         throw pl::argument_error(fmt::format("--kernels {}: expected dsl or c", v));
       }
@@ -97,6 +113,9 @@ options parse(int argc, char** argv) {
     } else {
       throw pl::argument_error(fmt::format("unknown option {}\n{}", a, usage));
     }
+  }
+  if (o.mesh_file && makes_mesh) {
+    throw pl::argument_error(fmt::format("--mesh reads a mesh and --size and --grid make one: give either\n{}", usage));
   }
   return o;
 }
@@ -140,6 +159,7 @@ int airfoil_main(int argc, char** argv) {
   // Over MPI, only rank 0 reads or makes the mesh; the others distribute an empty one.
   const airfoil::mesh m = !prints()      ? airfoil::mesh{}
                           : o.mesh_file ? airfoil::read_mesh(*o.mesh_file)
+                          : o.o_grid    ? airfoil::make_o_grid(o.size)
                                         : airfoil::make_naca0012(o.size);
   if (o.write_mesh && prints()) airfoil::write_mesh(m, *o.write_mesh);
   const airfoil::flow c;

@@ -16,11 +16,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <utility>
 
 #include <fmt/format.h>
 #include <parloop/parloop.hpp>
 
+#include "faces.hpp"
 #include "mesh.hpp"
 
 namespace airfoil {
@@ -88,44 +88,20 @@ inline mesh make_naca0012(long long cells) {
     }
   }
 
-  // Orders a face's nodes so that its normal points away from `from`'s centre.
-  const auto facing_out = [&](pl::index_t a, pl::index_t b, pl::index_t from) {
-    double cx = 0.0, cy = 0.0;
-    for (int k = 0; k < 4; ++k) {
-      cx += 0.25 * m.x[2 * std::size_t(m.cell[4 * std::size_t(from) + std::size_t(k)])];
-      cy += 0.25 * m.x[2 * std::size_t(m.cell[4 * std::size_t(from) + std::size_t(k)]) + 1];
-    }
-    const double dx = m.x[2 * std::size_t(a)] - m.x[2 * std::size_t(b)];
-    const double dy = m.x[2 * std::size_t(a) + 1] - m.x[2 * std::size_t(b) + 1];
-    const double mx = 0.5 * (m.x[2 * std::size_t(a)] + m.x[2 * std::size_t(b)]) - cx;
-    const double my = 0.5 * (m.x[2 * std::size_t(a) + 1] + m.x[2 * std::size_t(b) + 1]) - cy;
-    return dy * mx - dx * my > 0.0 ? std::pair{a, b} : std::pair{b, a};
-  };
-  const auto add_edge = [&](pl::index_t a, pl::index_t b, pl::index_t c0, pl::index_t c1) {
-    const auto [n0, n1] = facing_out(a, b, c0);
-    m.edge.insert(m.edge.end(), {n0, n1});
-    m.ecell.insert(m.ecell.end(), {c0, c1});
-  };
-  const auto add_boundary = [&](pl::index_t a, pl::index_t b, pl::index_t c, std::int32_t bound) {
-    const auto [n0, n1] = facing_out(a, b, c);
-    m.bedge.insert(m.bedge.end(), {n0, n1});
-    m.becell.push_back(c);
-    m.bound.push_back(bound);
-  };
-
+  face_builder faces(m);
   for (int j = 0; j < J; ++j) {
-    for (int i = 1; i < columns; ++i) add_edge(node(i, j), node(i, j + 1), cell_of(i - 1, j), cell_of(i, j));
+    for (int i = 1; i < columns; ++i) faces.edge(node(i, j), node(i, j + 1), cell_of(i - 1, j), cell_of(i, j));
   }
   for (int j = 1; j < J; ++j) {
-    for (int i = 0; i < columns; ++i) add_edge(node(i, j), node(i + 1, j), cell_of(i, j - 1), cell_of(i, j));
+    for (int i = 0; i < columns; ++i) faces.edge(node(i, j), node(i + 1, j), cell_of(i, j - 1), cell_of(i, j));
   }
-  for (int i = 0; i < I; ++i) add_edge(node(i, 0), node(i + 1, 0), cell_of(i, 0), cell_of(columns - 1 - i, 0));
+  for (int i = 0; i < I; ++i) faces.edge(node(i, 0), node(i + 1, 0), cell_of(i, 0), cell_of(columns - 1 - i, 0));
 
-  for (int i = I; i < 2 * I; ++i) add_boundary(node(i, 0), node(i + 1, 0), cell_of(i, 0), 1);
-  for (int i = 0; i < columns; ++i) add_boundary(node(i, J), node(i + 1, J), cell_of(i, J - 1), 2);
+  for (int i = I; i < 2 * I; ++i) faces.boundary(node(i, 0), node(i + 1, 0), cell_of(i, 0), 1);
+  for (int i = 0; i < columns; ++i) faces.boundary(node(i, J), node(i + 1, J), cell_of(i, J - 1), 2);
   for (int j = 0; j < J; ++j) {
-    add_boundary(node(0, j), node(0, j + 1), cell_of(0, j), 2);
-    add_boundary(node(columns, j), node(columns, j + 1), cell_of(columns - 1, j), 2);
+    faces.boundary(node(0, j), node(0, j + 1), cell_of(0, j), 2);
+    faces.boundary(node(columns, j), node(columns, j + 1), cell_of(columns - 1, j), 2);
   }
   return m;
 }
