@@ -8,7 +8,8 @@
 # Issue 28's goals: random renumbered / generated as generated <= 1.1; generated renumbered /
 # generated as generated <= 1.0.
 # GRID=o generates an O-grid instead of the C-mesh (airfoil --grid o); AIRFOIL_OPTIONS are passed
-# to every run (--autotune, say).
+# to every run (--autotune, say). ORDERS="rcm hilbert scotch" adds, for each, the random mesh
+# written in that order by benchmarks/order_mesh and run as given: which order wins.
 # A backend written mpiN:BACKEND runs airfoil_mpi on N ranks (mpirun -np N), each rank ordering
 # its share for locality or, with --no-renumber, keeping it in global order.
 # Usage: benchmarks/renumber_airfoil.sh BUILD_DIR CELLS ITERATIONS BACKEND...
@@ -25,6 +26,10 @@ trap 'rm -rf "$work"' EXIT
 "$build/benchmarks/shuffle_mesh" "$work/generated.dat" "$work/random.dat"
 
 variants=("generated renumbered" "generated as-given" "random renumbered" "random as-given")
+for by in ${ORDERS:-}; do
+  "$build/benchmarks/order_mesh" "$work/random.dat" "$work/random-$by.dat" --by "$by" >/dev/null
+  variants+=("random-$by as-given")
+done
 for backend in "$@"; do
   program=("$airfoil")
   on=$backend
@@ -53,11 +58,15 @@ for backend in "$@"; do
     rms=$(cat "$work/rms-$mesh-$how")
     awk -v a="$rms" -v b="$reference" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * (b < 0 ? -b : b)) }' ||
       { echo "WRONG: $backend $v: rms $rms against $reference" >&2; exit 1; }
-    printf '  %-10s %-11s %10s ms   rms %s\n' "$mesh" "$how" "$(median "${times[$v]}")" "$rms"
+    printf '  %-14s %-11s %10s ms   rms %s\n' "$mesh" "$how" "$(median "${times[$v]}")" "$rms"
   done
   base=$(median "${times[generated as-given]}")
   awk -v r="$(median "${times[random renumbered]}")" -v g="$(median "${times[generated renumbered]}")" \
       -v x="$(median "${times[random as-given]}")" -v b="$base" -v backend="$backend" 'BEGIN {
     printf "renumber on %s: random renumbered / generated as generated %.3f (goal <= 1.1); generated renumbered / as generated %.3f (goal <= 1.0); random as given %.3f\n", backend, r / b, g / b, x / b }'
+  for by in ${ORDERS:-}; do
+    awk -v o="$(median "${times[random-$by as-given]}")" -v b="$base" -v by="$by" -v backend="$backend" \
+      'BEGIN { printf "order on %s: random ordered by %s / generated as generated %.3f\n", backend, by, o / b }'
+  done
   unset times
 done

@@ -7,8 +7,7 @@
 // Usage: shuffle_mesh IN OUT [--seed S]     (a mesh to start from: airfoil --write-mesh IN)
 #include "../examples/airfoil/arguments.hpp"
 #include "../examples/airfoil/mesh.hpp"
-
-#include <parloop/core/locality_order.hpp>
+#include "mesh_orders.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -17,7 +16,6 @@
 #include <random>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -32,36 +30,14 @@ std::vector<index_t> random_order(int n, std::mt19937_64& rng) {
   return v;
 }
 
-// Rows of `width` values moved to their new places; with `targets`, each value renumbered too.
-template <class T>
-std::vector<T> moved(const std::vector<T>& rows, std::size_t width, const std::vector<index_t>& old_of_new,
-                     const std::vector<index_t>* targets = nullptr) {
-  std::vector<T> out;
-  out.reserve(rows.size());
-  for (const index_t r : old_of_new) {
-    for (std::size_t j = 0; j < width; ++j) {
-      const T v = rows[static_cast<std::size_t>(r) * width + j];
-      if constexpr (std::is_same_v<T, index_t>) out.push_back(targets != nullptr ? (*targets)[static_cast<std::size_t>(v)] : v);
-      else out.push_back(v);
-    }
-  }
-  return out;
-}
-
 airfoil::mesh shuffled(const airfoil::mesh& m, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const std::vector<index_t> nodes = random_order(m.nnode, rng), cells = random_order(m.ncell, rng),
-                             edges = random_order(m.nedge, rng), bedges = random_order(m.nbedge, rng);
-  const std::vector<index_t> new_node = parloop::detail::inverse_order(nodes), new_cell = parloop::detail::inverse_order(cells);
-  airfoil::mesh s = m;
-  s.x = moved(m.x, 2, nodes);
-  s.cell = moved(m.cell, 4, cells, &new_node);
-  s.edge = moved(m.edge, 2, edges, &new_node);
-  s.ecell = moved(m.ecell, 2, edges, &new_cell);
-  s.bedge = moved(m.bedge, 2, bedges, &new_node);
-  s.becell = moved(m.becell, 1, bedges, &new_cell);
-  s.bound = moved(m.bound, 1, bedges);
-  return s;
+  mesh_orders::set_orders o;
+  o.nodes = random_order(m.nnode, rng);
+  o.cells = random_order(m.ncell, rng);
+  o.edges = random_order(m.nedge, rng);
+  o.bedges = random_order(m.nbedge, rng);
+  return mesh_orders::reordered(m, o);
 }
 
 }  // namespace

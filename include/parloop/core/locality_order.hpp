@@ -139,21 +139,16 @@ struct mesh_links {
   std::vector<link> maps;
 };
 
-// An order of every set of `mesh` for locality: `first` by reverse Cuthill-McKee, then, from the
-// sets ordered so far, each set that maps into one by its targets and each set one maps into by
-// first touch, as the file's top says; a set no map links to those keeps its order, and so do the
-// elements past a map's last row, after those it orders.
-inline std::vector<std::vector<index_t>> locality_orders(const mesh_links& mesh, int first) {
+// An order of every set of `mesh` with `first` in `first_order`: from the sets ordered so far,
+// each set that maps into one by its targets and each set one maps into by first touch, as the
+// file's top says; a set no map links to those keeps its order, and so do the elements past a
+// map's last row, after those it orders.
+inline std::vector<std::vector<index_t>> orders_following(const mesh_links& mesh, int first,
+                                                          std::vector<index_t> first_order) {
   const std::size_t sets = mesh.set_sizes.size();
   std::vector<std::vector<index_t>> order(sets), new_of_old(sets);
-  std::vector<map_rows> into;
-  std::vector<std::pair<map_rows, index_t>> out_of;
-  for (const mesh_links::link& l : mesh.maps) {
-    if (l.to == first && l.from != first) into.push_back(l.rows);
-    if (l.from == first) out_of.emplace_back(l.rows, mesh.set_sizes[static_cast<std::size_t>(l.to)]);
-  }
   const auto f = static_cast<std::size_t>(first);
-  order[f] = reverse_cuthill_mckee(graph_through(mesh.set_sizes[f], into, out_of));
+  order[f] = std::move(first_order);
   new_of_old[f] = inverse_order(order[f]);
   std::vector<int> queue{first};
   std::vector<char> done(sets, 0);
@@ -184,6 +179,19 @@ inline std::vector<std::vector<index_t>> locality_orders(const mesh_links& mesh,
     }
   }
   return order;
+}
+
+// An order of every set of `mesh` for locality: `first` by reverse Cuthill-McKee over the graph
+// its maps make, the others following it (orders_following).
+inline std::vector<std::vector<index_t>> locality_orders(const mesh_links& mesh, int first) {
+  std::vector<map_rows> into;
+  std::vector<std::pair<map_rows, index_t>> out_of;
+  for (const mesh_links::link& l : mesh.maps) {
+    if (l.to == first && l.from != first) into.push_back(l.rows);
+    if (l.from == first) out_of.emplace_back(l.rows, mesh.set_sizes[static_cast<std::size_t>(l.to)]);
+  }
+  const auto f = static_cast<std::size_t>(first);
+  return orders_following(mesh, first, reverse_cuthill_mckee(graph_through(mesh.set_sizes[f], into, out_of)));
 }
 
 }  // namespace parloop::detail
