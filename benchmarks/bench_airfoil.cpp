@@ -583,8 +583,9 @@ int run_parent(const options& o) {
               n * floor_seconds / best_hand, 1.0);
   std::printf("\nbest parloop (%s) / best hand-written (%s): %.3f  (goal <= 1.05)\n",
               runners[best_parloop_i]->name().c_str(), runners[best_hand_i]->name().c_str(), best_parloop / best_hand);
-  std::printf("best parloop, 1000 iterations: %.4f s%s  (goal <= 0.29 s)\n", best_parloop / n * 1000,
-              n == 1000 ? "" : " (scaled from its time per iteration)");
+  // The goal is for meshes of OP2's size.
+  std::printf("best parloop, 1000 iterations: %.4f s%s%s\n", best_parloop / n * 1000,
+              n == 1000 ? "" : " (scaled from its time per iteration)", m.ncell == 720000 ? "  (goal <= 0.29 s)" : "");
 
   // GB/s at the floor's bytes: what each loop must move, the same for every variant.
   const auto gb_per_s = [&](int l, const loop_counts& lc) -> std::optional<double> {

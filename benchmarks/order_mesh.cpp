@@ -6,7 +6,8 @@
 //   hilbert  the cells' centres along a Hilbert curve through the mesh's bounding box
 //   scotch   Scotch's ordering of the cells' graph (SCOTCH_graphOrder, its default strategy:
 //            nested dissection), where parloop was built with Scotch
-// Airfoil then runs each with --no-renumber (benchmarks/order_airfoil.sh times them).
+// Airfoil then runs each with --no-renumber (ORDERS="rcm hilbert scotch" benchmarks/renumber_airfoil.sh
+// times them).
 // Usage: order_mesh IN OUT --by rcm|hilbert|scotch
 #include "../examples/airfoil/mesh.hpp"
 #include "mesh_orders.hpp"

@@ -14,7 +14,7 @@
 # its share for locality or, with --no-renumber, keeping it in global order.
 # Usage: benchmarks/renumber_airfoil.sh BUILD_DIR CELLS ITERATIONS BACKEND...
 #   (BUILD_DIR configured with -DPARLOOP_BUILD_BENCHMARKS=ON: airfoil and shuffle_mesh built;
-#   airfoil_mpi too for mpiN:BACKEND, launched by Open MPI's mpirun)
+#   order_mesh too for ORDERS; airfoil_mpi for mpiN:BACKEND, launched by Open MPI's mpirun)
 set -euo pipefail
 [ $# -ge 4 ] || { echo "usage: $0 BUILD_DIR CELLS ITERATIONS BACKEND..." >&2; exit 2; }
 build=$1 cells=$2 iterations=$3

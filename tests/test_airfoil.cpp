@@ -115,7 +115,7 @@ TEST_CASE("the generated mesh has OP2's counts", "[airfoil]") {
   CHECK(std::count(m.bound.begin(), m.bound.end(), 1) == 400);
 }
 
-TEST_CASE("the generated O-grid has 2 M rings of M cells, its wall and far field 2 M faces each", "[airfoil]") {
+TEST_CASE("the generated O-grid has M rings of 2 M cells, its wall and far field 2 M faces each", "[airfoil]") {
   const airfoil::mesh m = airfoil::make_o_grid(720000);
   CHECK(m.ncell == 720000);
   CHECK(m.nnode == 1200 * 601);

@@ -16,6 +16,8 @@
 #include <set>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include <parloop/mpi/halo_plan.hpp>
 #include <parloop/mpi/owners.hpp>
 #include <parloop/mpi/partition.hpp>
@@ -302,4 +304,21 @@ TEST_CASE("a plan refuses a mesh or owners it cannot number, naming what is wron
   CHECK_THROWS_WITH(pm::plan_halos(sizes, fine, owners, 0), Contains("at least 1 rank, not 0"));
   const pm::global_map wrong_set[] = {{1, 2, 2, good}};
   CHECK_THROWS_WITH(pm::plan_halos(sizes, wrong_set, owners, 2), Contains("map 0 goes from set 1 to set 2 with arity 2 (2 sets)"));
+}
+
+TEST_CASE("ordering a rank's regions refuses a plan its map shapes do not fit, naming what is wrong", "[halo]") {
+  const idx sizes{3, 2};
+  const idx edge_cells{0, 1, 1, 2};
+  const pm::global_map maps[] = {{1, 0, 2, edge_cells}};
+  const std::vector<std::vector<int>> owners{{0, 0, 1}, {0, 1}};
+  const pm::rank_plan plan = pm::plan_halos(sizes, maps, owners, 2)[0];
+  pm::rank_plan copy = plan;
+  CHECK_THROWS_WITH(pm::order_regions(copy, {}, 0), Contains("0 map shapes for a plan of 1 maps"));
+  CHECK_THROWS_WITH(pm::order_regions(copy, maps, 2), Contains("first set 2 of 2"));
+  const pm::global_map wider[] = {{1, 0, 3, edge_cells}};
+  CHECK_THROWS_WITH(pm::order_regions(copy, wider, 0), Contains("map 0 (from set 1 to set 0, arity 3) does not fit"));
+  // A damaged plan: a map value past its target set's local elements.
+  copy.maps[0].back() = plan.sets[0].size();
+  CHECK_THROWS_WITH(pm::order_regions(copy, maps, 0),
+                    Contains(fmt::format("map 0 value {} (row", plan.sets[0].size())) && Contains("is outside set 0"));
 }

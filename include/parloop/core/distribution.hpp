@@ -84,7 +84,7 @@ class agreeing_on {
 namespace detail {
 
 // One set's share on this rank. Local numbers run core, the rest of owned, exec halo, non-exec
-// halo (mpi/halo_plan.hpp says which element goes where).
+// halo (mpi/halo_plan.hpp says which element goes where, mpi/region_order.hpp in which order).
 struct set_distribution {
   std::shared_ptr<rank_link> link;
   index_t core_end = 0;

@@ -272,24 +272,37 @@ class distributed_mesh {
     check(MPI_Bcast(sizes.data(), static_cast<int>(sizes.size()), MPI_INT32_T, root, comm), "MPI_Bcast");
     check(MPI_Bcast(ordering.data(), 2, MPI_INT, root, comm), "MPI_Bcast");
     rank_plan mine = scatter_plans(comm, plans, root);
-    if (mine.sets.size() != mesh.sets_.size() || mine.maps.size() != mesh.maps_.size()) {
-      throw error(fmt::format("distribute: a plan of {} sets and {} maps for a mesh of {} and {}", mine.sets.size(),
-                              mine.maps.size(), mesh.sets_.size(), mesh.maps_.size()));
-    }
     // Values arrive in the plan's order, by global number within each region.
     std::vector<std::vector<index_t>> reordered(mesh.sets_.size());
-    if (ordering[1] != 0) {
-      std::vector<global_map> shapes;
-      for (const auto& m : mesh.maps_) shapes.push_back({m.map.from, m.map.to, m.map.arity, {}});
-      reordered = order_regions(mine, shapes, ordering[0]);
+    // What each rank does with its plan alone may fail on that rank only (memory, a damaged
+    // plan): every rank hears of it before any waits for a dat's values.
+    std::string own_problem;
+    try {
+      if (mine.sets.size() != mesh.sets_.size() || mine.maps.size() != mesh.maps_.size()) {
+        throw error(fmt::format("a plan of {} sets and {} maps for a mesh of {} and {}", mine.sets.size(),
+                                mine.maps.size(), mesh.sets_.size(), mesh.maps_.size()));
+      }
+      if (ordering[1] != 0) {
+        std::vector<global_map> shapes;
+        for (const auto& m : mesh.maps_) shapes.push_back({m.map.from, m.map.to, m.map.arity, {}});
+        reordered = order_regions(mine, shapes, ordering[0]);
+      }
+      for (std::size_t s = 0; s < mesh.sets_.size(); ++s) {
+        sets_.emplace_back(rt, distribution_of(mine.sets[s], sizes[s]), mesh.sets_[s].name);
+      }
+      for (std::size_t m = 0; m < mesh.maps_.size(); ++m) {
+        const auto& d = mesh.maps_[m];
+        maps_.emplace_back(sets_[static_cast<std::size_t>(d.map.from)], sets_[static_cast<std::size_t>(d.map.to)],
+                           d.map.arity, mine.maps[m], d.name);
+      }
+    } catch (const error& e) {
+      own_problem = e.message();
+    } catch (const std::exception& e) {
+      own_problem = e.what();
     }
-    for (std::size_t s = 0; s < mesh.sets_.size(); ++s) {
-      sets_.emplace_back(rt, distribution_of(mine.sets[s], sizes[s]), mesh.sets_[s].name);
-    }
-    for (std::size_t m = 0; m < mesh.maps_.size(); ++m) {
-      const auto& d = mesh.maps_[m];
-      maps_.emplace_back(sets_[static_cast<std::size_t>(d.map.from)], sets_[static_cast<std::size_t>(d.map.to)],
-                         d.map.arity, mine.maps[m], d.name);
+    if (!link_->all(own_problem.empty())) {
+      throw error(own_problem.empty() ? "distribute: another rank could not take its share of the mesh"
+                                      : fmt::format("distribute: rank {}: {}", rank, own_problem));
     }
     for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
       const auto& d = mesh.dats_[i];

@@ -12,7 +12,8 @@
 //  - non-exec halo: elements of S r neither owns nor executes that an element r executes (owned
 //    or exec halo) reaches through a map: r reads their values, imported from their owners.
 // Local numbers run core, the rest of owned, exec halo, non-exec halo; each region in global
-// order. A rank imports every halo element from its owner, which exports them in the same order.
+// order here (a rank then orders each region for locality: mpi/region_order.hpp). A rank imports
+// every halo element from its owner, which exports them in the same order.
 #pragma once
 
 #include <algorithm>

@@ -49,6 +49,13 @@ inline std::vector<std::vector<index_t>> order_regions(rank_plan& plan, std::spa
                       "{} sets and {} values",
                       m, g.from, g.to, g.arity, n_sets, plan.maps[m].size()));
     }
+    const index_t targets = plan.sets[static_cast<std::size_t>(g.to)].size();
+    for (std::size_t i = 0; i < plan.maps[m].size(); ++i) {
+      if (plan.maps[m][i] < 0 || plan.maps[m][i] >= targets) {
+        throw argument_error(fmt::format("order regions: map {} value {} (row {}) is outside set {} of {} elements", m,
+                                         plan.maps[m][i], i / static_cast<std::size_t>(g.arity), g.to, targets));
+      }
+    }
     mesh.maps.push_back({shapes[m].from, shapes[m].to, {plan.maps[m], shapes[m].arity}});
   }
   const std::vector<std::vector<index_t>> locality = parloop::detail::locality_orders(mesh, first);
