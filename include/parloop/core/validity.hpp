@@ -37,6 +37,19 @@ struct transfer_stats {
 
 namespace detail {
 
+// Rows of `width` bytes: row i of `out` is row from[i] of `in`.
+inline void gather_rows(std::byte* out, const std::byte* in, std::size_t width, std::span<const index_t> from) {
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    std::memcpy(out + i * width, in + static_cast<std::size_t>(from[i]) * width, width);
+  }
+}
+// Rows of `width` bytes: row to[i] of `out` is row i of `in`.
+inline void scatter_rows(std::byte* out, const std::byte* in, std::size_t width, std::span<const index_t> to) {
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    std::memcpy(out + static_cast<std::size_t>(to[i]) * width, in + i * width, width);
+  }
+}
+
 // A device allocation; what it holds is the backend's business.
 class device_buffer {
  public:
@@ -103,9 +116,7 @@ class mirrored_array {
   void ensure_host(device_memory* device) {
     if (has(valid_, validity::host)) return;
     if (has(valid_, validity::user)) {
-      for (std::size_t i = 0; i < user_of_loop_->size(); ++i) {
-        std::memcpy(host_bytes() + i * element_, user_.data() + static_cast<std::size_t>((*user_of_loop_)[i]) * element_, element_);
-      }
+      gather_rows(host_bytes(), user_.data(), element_, *user_of_loop_);
       valid_ = valid_ | validity::host;
       return;
     }
@@ -159,9 +170,7 @@ class mirrored_array {
     if (!has(valid_, validity::user)) {
       ensure_host(device);
       user_.resize(bytes_);
-      for (std::size_t i = 0; i < user_of_loop_->size(); ++i) {
-        std::memcpy(user_.data() + static_cast<std::size_t>((*user_of_loop_)[i]) * element_, host_bytes() + i * element_, element_);
-      }
+      scatter_rows(user_.data(), host_bytes(), element_, *user_of_loop_);
       valid_ = valid_ | validity::user;
     }
     return user_.data();
@@ -182,9 +191,7 @@ class mirrored_array {
     ensure_host(device);
     element_ = old_of_new.empty() ? 0 : bytes_ / old_of_new.size();
     std::vector<std::byte> moved(bytes_);
-    for (std::size_t i = 0; i < old_of_new.size(); ++i) {
-      std::memcpy(moved.data() + i * element_, host_bytes() + static_cast<std::size_t>(old_of_new[i]) * element_, element_);
-    }
+    gather_rows(moved.data(), host_bytes(), element_, old_of_new);
     if (bytes_ > 0) std::memcpy(host_, moved.data(), bytes_);
     user_of_loop_ = std::move(user_of_loop);
     valid_ = (valid_ & validity::user) | validity::host;

@@ -309,7 +309,11 @@ class distributed_mesh {
       const std::size_t width = scalar_bytes(d.type) * static_cast<std::size_t>(d.dim);
       std::vector<std::byte> mine_values = scatter_values(comm, plans, d.set, d.values, width, sizes, root, d.name);
       const std::vector<index_t>& order = reordered[static_cast<std::size_t>(d.set)];
-      if (!order.empty()) mine_values = rows_in(order, mine_values, width);
+      if (!order.empty()) {
+        std::vector<std::byte> in_order(mine_values.size());
+        parloop::detail::gather_rows(in_order.data(), mine_values.data(), width, order);
+        mine_values = std::move(in_order);
+      }
       dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name));
     }
   }
@@ -552,16 +556,6 @@ class distributed_mesh {
     return d;
   }
 
-  // `values`, rows of `width` bytes, in `old_of_new` order.
-  static std::vector<std::byte> rows_in(std::span<const index_t> old_of_new, const std::vector<std::byte>& values,
-                                        std::size_t width) {
-    std::vector<std::byte> out(values.size());
-    for (std::size_t i = 0; i < old_of_new.size(); ++i) {
-      std::memcpy(out.data() + i * width, values.data() + static_cast<std::size_t>(old_of_new[i]) * width, width);
-    }
-    return out;
-  }
-
   // Each rank's values of a dat on set `set`, in the plan's order, from the root's global values
   // (`width` bytes per element).
   static std::vector<std::byte> scatter_values(MPI_Comm comm, const std::vector<rank_plan>& plans, int set,
@@ -584,10 +578,9 @@ class distributed_mesh {
         packed.resize(total);
         std::byte* out = packed.data();
         for (const rank_plan& p : plans) {
-          for (const index_t g : p.sets[static_cast<std::size_t>(set)].global) {
-            std::memcpy(out, values.data() + static_cast<std::size_t>(g) * width, width);
-            out += width;
-          }
+          const std::vector<index_t>& global = p.sets[static_cast<std::size_t>(set)].global;
+          parloop::detail::gather_rows(out, values.data(), width, global);
+          out += global.size() * width;
         }
       }
     }
