@@ -90,19 +90,45 @@ inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p
   });
 }
 
-// The parameters the wrapper passes: one pointer per argument, const for READ.
+// The C function's parameters: one pointer per argument, const for READ; or where the kernel's
+// IR says how its function declares them (OP2's), those types.
 inline std::string emitter::raw_parameters() {
   std::string out;
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
-    out += fmt::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "", type(p.type), i);
+    if (k_.raw_params.empty()) {
+      out += fmt::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "", type(p.type), i);
+    } else {
+      const ir::raw_param& r = k_.raw_params.at(i);
+      out += fmt::format("{}{}{}*{} a{}", i == 0 ? "" : ", ", r.is_const ? "const " : "", type(r.type),
+                         r.per_slot ? "*" : "", i);
+    }
   }
   return out;
 }
 
+// The call of the C function on the private copies. A parameter taken a pointer per slot gets an
+// array of pointers into its copy; one of other constness or type than the copy gets it cast
+// (its types were checked against the argument's when the loop was called).
 inline void emitter::raw_call(source_writer& w) {
   std::string args;
-  for (std::size_t i = 0; i < k_.params.size(); ++i) args += fmt::format("{}arg{}", i == 0 ? "" : ", ", i);
+  for (std::size_t i = 0; i < k_.params.size(); ++i) {
+    const ir::param& p = k_.params[i];
+    std::string arg = fmt::format("arg{}", i);
+    if (!k_.raw_params.empty()) {
+      const ir::raw_param& r = k_.raw_params.at(i);
+      const std::string pointer = fmt::format("{}{}*", r.is_const ? "const " : "", type(r.type));
+      if (r.per_slot) {
+        std::string slots;
+        for (int j = 0; j < p.arity; ++j) slots += fmt::format("{}({})(arg{} + {})", j == 0 ? "" : ", ", pointer, i, j * p.dim);
+        w.line("{} arg{}_slots[{}] = {{{}}};", pointer, i, p.arity, slots);
+        arg = fmt::format("arg{}_slots", i);
+      } else {
+        arg = fmt::format("({})arg{}", pointer, i);
+      }
+    }
+    args += fmt::format("{}{}", i == 0 ? "" : ", ", arg);
+  }
   w.line("{}({});", raw_function_name(k_), args);
 }
 

@@ -42,13 +42,19 @@ inline std::string entry_name(const ir::kernel& k) { return "pl_kernel_" + k.nam
 // meets no keyword, built-in or macro of theirs.
 inline std::string raw_function_name(const ir::kernel& k) { return "pl_fn_" + k.name; }
 
+// Whether a kernel from source's C function gets a fresh private result (0 for INC, an infinity
+// for MIN and MAX) for a direct INC, MIN or MAX argument, as pl::kernel_from_source's does on the
+// host. An OP2 kernel (one whose parameters' types are known) gets the element's value, as OP2
+// hands it the element's own storage -- and its applications read it after incrementing it.
+inline bool fresh_direct_results(const ir::kernel& k) { return !k.raw_source.empty() && k.raw_params.empty(); }
+
 // Whether an argument of k moves as vectors under vectors_across_workgroups: a direct one, whose
 // consecutive elements' values lie side by side, of a type every dialect has vectors of. Not an
 // INC, MIN or MAX argument of a kernel from source: its C function gets a private copy starting
 // at the identity (0, or an infinity), which the one-element path keeps to; the stored value
 // would give another rounding (and a fraction added to an int another result).
 inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
-  return p.kind == arg_kind::direct && p.type != scalar_type::boolean && !(is_combining(p.mode) && !k.raw_source.empty());
+  return p.kind == arg_kind::direct && p.type != scalar_type::boolean && !(is_combining(p.mode) && fresh_direct_results(k));
 }
 
 class emitter {
@@ -95,7 +101,7 @@ class emitter {
   // a fresh private result, the host's likewise). A traced kernel's direct argument starts from
   // its value and is stored back, as the host updates it in place: the same rounding.
   bool starts_at_identity(const ir::param& p) const {
-    return is_combining(p.mode) && (p.kind != arg_kind::direct || raw());
+    return is_combining(p.mode) && (p.kind != arg_kind::direct || fresh_direct_results(k_));
   }
 
   // Expressions and statements (emit_expressions.hpp). type() notes what a type needs of the

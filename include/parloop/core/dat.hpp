@@ -19,6 +19,19 @@
 
 namespace parloop {
 
+namespace detail {
+// A dat's storage: `dim` values per element of `set`, given in the user's numbering, registered
+// with the set so that renumbering it reorders them.
+template <class T>
+std::shared_ptr<array_state<T>> make_dat_state(const Set& set, std::vector<T> values, std::string name, int dim) {
+  auto state = std::make_shared<array_state<T>>(set.runtime(), set, std::move(values), std::move(name), dim);
+  register_with(set.state().arrays, std::shared_ptr<mirrored_array>(state, &state->array));
+  // Values given in the user's numbering, of a set the loops see in another order.
+  if (set.renumbered()) state->array.reorder(*set.state().user_of_loop, set.state().user_of_loop, state->device());
+  return state;
+}
+}  // namespace detail
+
 // A handle: copies share the data.
 template <class T, int Dim = 1>
 class Dat {
@@ -47,10 +60,7 @@ class Dat {
       throw data_error(fmt::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}", name,
                                    expected, set.size(), set.name(), Dim, values.size()));
     }
-    state_ = std::make_shared<detail::array_state<T>>(set.runtime(), set, std::move(values), std::move(name), Dim);
-    detail::register_with(set.state().arrays, std::shared_ptr<detail::mirrored_array>(state_, &state_->array));
-    // Values given in the user's numbering, of a set the loops see in another order.
-    if (set.renumbered()) state_->array.reorder(*set.state().user_of_loop, set.state().user_of_loop, state_->device());
+    state_ = detail::make_dat_state(set, std::move(values), std::move(name), Dim);
   }
 
   const Set& set() const { return *state().set; }

@@ -4,12 +4,14 @@
 // from its text alone, and the cache key (a hash of that text) changes when a header does.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <filesystem>
 #include <initializer_list>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -38,6 +40,40 @@ struct include_path {
 };
 
 namespace detail {
+
+// Files embedded into the program when it was built (CMake's parloop_embed_sources), by the
+// absolute path they had then: found and read in place of the disk's, so that a program run where
+// its source tree is absent (a compute node) still has its kernels' sources.
+inline std::map<std::string, std::string>& embedded_files() {
+  static std::map<std::string, std::string> files;
+  return files;
+}
+
+inline std::string embedded_key(const std::filesystem::path& p) {
+  std::error_code ec;
+  const std::filesystem::path whole = std::filesystem::absolute(p, ec);
+  return (ec ? p : whole).lexically_normal().string();
+}
+
+// A source file's text, embedded or on disk; none where neither has it.
+inline std::optional<std::string> source_file_text(const std::filesystem::path& p) {
+  if (const auto e = embedded_files().find(embedded_key(p)); e != embedded_files().end()) return e->second;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+  std::ifstream in(p, std::ios::binary);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!in && !in.eof()) return std::nullopt;
+  return text;
+}
+
+// Whether `p` is a source file, embedded or on disk; its name for messages and #pragma once.
+inline std::optional<std::string> source_file(const std::filesystem::path& p) {
+  const std::string key = embedded_key(p);
+  if (embedded_files().contains(key)) return key;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec)) return std::nullopt;
+  return std::filesystem::weakly_canonical(p, ec).string();
+}
 
 // A directive line's name and the rest of the line, if the line is a directive.
 inline std::optional<std::pair<std::string_view, std::string_view>> directive(std::string_view line) {
@@ -111,10 +147,10 @@ class include_resolver {
         out += "\n";
         continue;
       }
-      if (is_builtin_math(d->second)) {
-        // OP2 kernels often say it; both device languages have the math functions built in,
-        // and neither compiler could find the host's header.
-        out += fmt::format("// {} line {}: {} (the device compiler's own math functions)\n", where, number, line);
+      if (is_builtin_header(d->second)) {
+        // OP2 kernels often say it; both device languages have the math functions and printf
+        // built in, and neither compiler could find the host's header.
+        out += fmt::format("// {} line {}: {} (the device compiler's own)\n", where, number, line);
         continue;
       }
       const std::filesystem::path file = find(d->second, where, number, folder);
@@ -135,17 +171,19 @@ class include_resolver {
  private:
   static constexpr int max_depth = 64;
 
-  // Whether an #include names C's math header, which a named folder does not replace.
-  bool is_builtin_math(std::string_view rest) const {
-    if (!rest.starts_with("<math.h>") && !rest.starts_with("<cmath>")) return false;
+  // Whether an #include names C's math or stdio header, which a named folder does not replace.
+  bool is_builtin_header(std::string_view rest) const {
+    constexpr std::string_view builtin[] = {"<math.h>", "<cmath>", "<stdio.h>", "<cstdio>"};
+    if (std::none_of(std::begin(builtin), std::end(builtin), [&](std::string_view h) { return rest.starts_with(h); })) {
+      return false;
+    }
     return !in_folders(rest.substr(1, rest.find('>') - 1));
   }
 
   // `wanted` in the first of the named folders that has it.
   std::optional<std::filesystem::path> in_folders(const std::filesystem::path& wanted) const {
-    std::error_code ec;
     for (const auto& f : path_.folders) {
-      if (std::filesystem::is_regular_file(f / wanted, ec)) return std::filesystem::weakly_canonical(f / wanted, ec);
+      if (auto found = source_file(f / wanted)) return std::filesystem::path(*found);
     }
     return std::nullopt;
   }
@@ -163,10 +201,11 @@ class include_resolver {
     const std::filesystem::path wanted(rest.substr(1, end - 1));
     // An absolute name as it is; a quoted one beside the file that includes it, then in the
     // folders; an angled one in the folders.
-    std::error_code ec;
     const std::optional<std::filesystem::path> first =
         wanted.is_absolute() ? std::optional(wanted) : open == '"' && folder ? std::optional(*folder / wanted) : std::nullopt;
-    if (first && std::filesystem::is_regular_file(*first, ec)) return std::filesystem::weakly_canonical(*first, ec);
+    if (first) {
+      if (auto found = source_file(*first)) return std::filesystem::path(*found);
+    }
     if (!wanted.is_absolute()) {
       if (auto found = in_folders(wanted)) return *found;
     }
@@ -180,14 +219,13 @@ class include_resolver {
   }
 
   std::string read(const std::filesystem::path& file, const std::string& where, int number) const {
-    std::ifstream in(file, std::ios::binary);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (!in && !in.eof()) {
+    std::optional<std::string> text = source_file_text(file);
+    if (!text) {
       throw argument_error(
           fmt::format("kernel_from_source '{}': {} line {}: cannot read '{}'", kernel_, where, number, file.string()));
     }
-    check_no_nul(kernel_, text, fmt::format("'{}'", file.string()));
-    return text;
+    check_no_nul(kernel_, *text, fmt::format("'{}'", file.string()));
+    return std::move(*text);
   }
 
   std::string kernel_;
@@ -202,5 +240,21 @@ inline std::string resolve_includes(const std::string& kernel, const std::string
   return r.expand(source, "kernel '" + kernel + "'", std::nullopt, 0);
 }
 
+// The text of `file` with its #include lines resolved: beside it, then in `path`.
+inline std::string resolve_file_includes(const std::string& kernel, const std::filesystem::path& file,
+                                         const std::string& text, const include_path& path) {
+  check_no_nul(kernel, text, fmt::format("'{}'", file.string()));
+  include_resolver r(kernel, path);
+  return r.expand(text, file.string(), file.parent_path(), 0);
+}
+
 }  // namespace detail
+
+// Registers `text` as the file `path` had when the program was built, for kernels' #include lines
+// and OP2's kernel headers to find (what CMake's parloop_embed_sources generates calls of).
+inline bool embed_source(const char* path, const char* text) {
+  detail::embedded_files()[detail::embedded_key(path)] = text;
+  return true;
+}
+
 }  // namespace parloop

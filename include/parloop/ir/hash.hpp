@@ -70,6 +70,10 @@ inline std::uint64_t hash(const kernel& k) {
     for (const id s : b.stmts) h.add(s);
   }
   h.add(k.raw_source);
+  h.add(k.raw_params.size());
+  for (const raw_param& r : k.raw_params) {
+    for (const std::uint64_t v : {u(r.type), u(r.is_const), u(r.per_slot)}) h.add(v);
+  }
   return h.digest();
 }
 

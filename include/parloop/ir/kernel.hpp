@@ -92,6 +92,18 @@ struct block {
   friend bool operator==(const block&, const block&) = default;
 };
 
+// How the C function of a kernel from source takes one parameter, where its caller knows the
+// function's own types (OP2's front end, whose kernels C++ has compiled): a pointer to `type`,
+// const or not, or for a whole-map argument a pointer to one such pointer per map slot (OP2's
+// vector arguments, `const double** x`, x[slot][component]).
+struct raw_param {
+  scalar_type type;
+  bool is_const = false;
+  bool per_slot = false;
+
+  friend bool operator==(const raw_param&, const raw_param&) = default;
+};
+
 // A traced kernel has a body; a kernel from source has raw_source instead (an elemental C
 // function called `name`, taking one pointer per parameter) and no body.
 struct kernel {
@@ -102,6 +114,9 @@ struct kernel {
   std::vector<stmt> stmts;
   std::vector<block> blocks;  // blocks[0] is the body
   std::string raw_source;
+  // The C function's parameters as it declares them; empty: `T*` each, const for READ, a
+  // whole-map argument's slots one after another.
+  std::vector<raw_param> raw_params;
 
   // Structural: two kernels are equal when they would generate the same code.
   friend bool operator==(const kernel&, const kernel&) = default;

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// OP2's declarations and the reading of a dat's values: op_decl_set, op_decl_map, op_decl_dat
+// (and its temporary form), op_decl_const, op_fetch_data. Each checks what it is given and copies
+// the user's arrays, as OP2 does: the user may free them afterwards.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/core/dat.hpp"
+#include "parloop/core/map.hpp"
+#include "parloop/core/set.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/kernel.hpp"
+#include "parloop/op2/handles.hpp"
+#include "parloop/op2/program.hpp"
+#include "parloop/op2/types.hpp"
+
+namespace parloop::op2 {
+
+inline std::string name_or(const char* name, std::string_view what, std::size_t number) {
+  return name != nullptr && *name != '\0' ? std::string(name) : fmt::format("{}{}", what, number);
+}
+
+inline op_set_core* decl_set(int size, const char* name) {
+  program& p = program::current("op_decl_set");
+  const std::string called = name_or(name, "set", p.sets.size());
+  if (size < 0) throw argument_error(fmt::format("op_decl_set '{}': the size is {}, below 0", called, size));
+  p.sets.push_back(std::make_unique<op_set_core>(static_cast<int>(p.sets.size()), Set(p.runtime, size, called)));
+  return p.sets.back().get();
+}
+
+inline void check_set(const op_set_core* s, std::string_view call, std::string_view what) {
+  if (s == nullptr) throw argument_error(fmt::format("{}: the {} set is null", call, what));
+}
+
+// `values` is `dim` entries per element of `from`, each an element of `to` (`long` for OP2's
+// long-index form): each is checked here, by parloop's map.
+template <class I>
+op_map_core* decl_map(op_set_core* from, op_set_core* to, int dim, const I* values, const char* name) {
+  program& p = program::current("op_decl_map");
+  const std::string called = name_or(name, "map", p.maps.size());
+  const std::string call = fmt::format("op_decl_map '{}'", called);
+  check_set(from, call, "source");
+  check_set(to, call, "target");
+  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}; a map has at least one entry per element", call, dim));
+  const std::size_t count = static_cast<std::size_t>(from->size) * static_cast<std::size_t>(dim);
+  if (values == nullptr && count > 0) throw argument_error(fmt::format("{}: the values are null", call));
+  std::vector<int> given(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (values[i] < std::numeric_limits<int>::min() || values[i] > std::numeric_limits<int>::max()) {
+      throw argument_error(fmt::format("{}: entry {} of element {} is {}, past the int range parloop's maps hold", call,
+                                       i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim), values[i]));
+    }
+    given[i] = static_cast<int>(values[i]);
+  }
+  Map m(from->set, to->set, dim, std::span<const index_t>(given), called);
+  p.maps.push_back(std::make_unique<op_map_core>(static_cast<int>(p.maps.size()), from, to, dim, std::move(given),
+                                                 std::move(m)));
+  return p.maps.back().get();
+}
+
+// The dat's scalar type: the one the type name says, which must be the data's own where the data
+// has a type (not char or void).
+template <class T>
+scalar_type dat_scalar(const char* type, std::string_view what) {
+  const scalar_type named = checked_scalar(type, what);
+  if constexpr (constexpr std::optional<scalar_type> data = scalar_of_data<T>(); data.has_value()) {
+    if (*data != named) {
+      throw data_error(fmt::format("{}: type \"{}\" is declared for data of type {}", what, type, type_name(*data)));
+    }
+  }
+  return named;
+}
+
+template <class T>
+op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data, const char* name, bool temporary) {
+  program& p = program::current(temporary ? "op_decl_dat_temp" : "op_decl_dat");
+  const std::string called = name_or(name, "dat", p.dats.size());
+  const std::string call = fmt::format("{} '{}'", temporary ? "op_decl_dat_temp" : "op_decl_dat", called);
+  check_set(set, call, "");
+  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}; a dat has at least one value per element", call, dim));
+  const scalar_type t = dat_scalar<T>(type, call);
+  const std::size_t count = static_cast<std::size_t>(set->size) * static_cast<std::size_t>(dim);
+  // Without data (a temporary's, or null) the values start at zero.
+  global_storage made = make_array(p.runtime, set->set, t, reinterpret_cast<const std::byte*>(data), count, called, dim);
+  p.dats.push_back(std::make_unique<op_dat_core>(static_cast<int>(p.dats.size()), set, dim, t, type, made.owner,
+                                                 *made.array, temporary));
+  return p.dats.back().get();
+}
+
+inline void check_dat(const op_dat_core* d, std::string_view call) {
+  if (d == nullptr) throw argument_error(fmt::format("{}: the dat is null", call));
+}
+
+// Forgets a temporary dat: its storage is freed once no loop holds it. 1, as OP2's, when done.
+inline int free_dat_temp(op_dat_core* d) {
+  program& p = program::current("op_free_dat_temp");
+  check_dat(d, "op_free_dat_temp");
+  if (!d->temporary) {
+    throw argument_error(fmt::format("op_free_dat_temp: dat '{}' was declared by op_decl_dat, not op_decl_dat_temp",
+                                     d->name_text));
+  }
+  std::erase_if(p.dats, [&](const std::unique_ptr<op_dat_core>& o) { return o.get() == d; });
+  return 1;  // OP2's success
+}
+
+// The dat's values in the user's numbering, current.
+inline const std::byte* user_values(op_dat_core& d) {
+  detail::mirrored_array& a = *d.array;
+  if (a.renumbered()) return a.user_bytes(d.state->device());
+  a.ensure_host(d.state->device());
+  return a.host_bytes();
+}
+
+// Copies elements [low, high] of the dat into `out`.
+template <class T>
+void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call) {
+  check_dat(d, call);
+  if constexpr (constexpr std::optional<scalar_type> data = scalar_of_data<T>(); data.has_value()) {
+    if (*data != d->scalar) {
+      throw data_error(fmt::format("{}: dat '{}' holds {}, read into {}", call, d->name_text, d->type_text, type_name(*data)));
+    }
+  }
+  if (low < 0 || high >= d->set->size || low > high + 1) {
+    throw argument_error(fmt::format("{}: elements [{}, {}] of dat '{}', whose set '{}' has {}", call, low, high,
+                                     d->name_text, d->set->name_text, d->set->size));
+  }
+  if (out == nullptr && high >= low) throw argument_error(fmt::format("{}: the buffer for dat '{}' is null", call, d->name_text));
+  const std::size_t row = static_cast<std::size_t>(d->size);
+  if (high >= low) {
+    std::memcpy(out, user_values(*d) + static_cast<std::size_t>(low) * row, static_cast<std::size_t>(high - low + 1) * row);
+  }
+}
+
+// The declaration of each constant a kernel's source names, for device code: the value as a
+// literal (hexadecimal for floating point, so exactly), in parloop's PL_CONSTANT space.
+inline std::string literal_of(const constant& c, int k) {
+  const std::byte* at = c.bytes.data() + static_cast<std::size_t>(k) * scalar_bytes(c.type);
+  const auto read = [&]<class T>(T v) {
+    std::memcpy(&v, at, sizeof v);
+    return v;
+  };
+  switch (c.type) {
+    case scalar_type::float64: return fmt::format("{:a}", read(double{}));
+    case scalar_type::float32: return fmt::format("{:a}f", read(float{}));
+    case scalar_type::int32: return fmt::format("{}", read(std::int32_t{}));
+    case scalar_type::int64: {
+      const std::int64_t v = read(std::int64_t{});
+      // The most negative value has no literal of its own.
+      return v == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807L - 1)" : fmt::format("{}L", v);
+    }
+    case scalar_type::boolean: break;
+  }
+  return "0";
+}
+
+inline std::string declaration_of(const constant& c) {
+  const std::string_view type = c.type == scalar_type::int64 ? "long" : type_name(c.type);
+  if (c.dim == 1) return fmt::format("PL_CONSTANT {} {} = {};\n", type, c.name, literal_of(c, 0));
+  std::string values;
+  for (int k = 0; k < c.dim; ++k) values += fmt::format("{}{}", k == 0 ? "" : ", ", literal_of(c, k));
+  return fmt::format("PL_CONSTANT {} {}[{}] = {{{}}};\n", type, c.name, c.dim, values);
+}
+
+// op_decl_const's variable's name, from the text of its argument: `&gam` or `qinf`.
+inline std::string constant_name(std::string_view spelled) {
+  while (!spelled.empty() && (spelled.front() == '&' || spelled.front() == '(' || spelled.front() == ' ')) {
+    spelled.remove_prefix(1);
+  }
+  while (!spelled.empty() && (spelled.back() == ')' || spelled.back() == ' ')) spelled.remove_suffix(1);
+  return std::string(spelled);
+}
+
+template <class T>
+void decl_const(int dim, const char* type, const T* data, std::string name) {
+  program& p = program::current("op_decl_const");
+  const std::string call = fmt::format("op_decl_const '{}'", name);
+  detail::check_kernel_name(name);
+  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}", call, dim));
+  if (data == nullptr) throw argument_error(fmt::format("{}: the data is null", call));
+  const scalar_type t = dat_scalar<T>(type, call);
+  constant c{name, t, dim, std::vector<std::byte>(static_cast<std::size_t>(dim) * scalar_bytes(t))};
+  std::memcpy(c.bytes.data(), data, c.bytes.size());
+  if (is_floating(t)) {
+    for (int k = 0; k < dim; ++k) {
+      double v = 0;
+      if (t == scalar_type::float64) std::memcpy(&v, c.bytes.data() + 8 * k, 8);
+      else {
+        float f = 0;
+        std::memcpy(&f, c.bytes.data() + 4 * k, 4);
+        v = f;
+      }
+      if (!std::isfinite(v)) {
+        throw data_error(fmt::format("{}: value {} is {}: a device kernel's constants are finite numbers", call, k, v));
+      }
+    }
+  }
+  // Declared again (OP2's way to change a constant): the new values.
+  for (constant& old : p.constants) {
+    if (old.name != c.name) continue;
+    if (old.bytes != c.bytes || old.type != c.type || old.dim != c.dim) {
+      old = std::move(c);
+      ++p.constants_version;
+    }
+    return;
+  }
+  p.constants.push_back(std::move(c));
+  ++p.constants_version;
+}
+
+}  // namespace parloop::op2

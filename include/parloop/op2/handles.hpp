@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// What OP2's handles (op_set, op_map, op_dat) point to: the fields OP2's applications read, and
+// the parloop set, map or dat behind each. They live in the program (op2/program.hpp) from their
+// op_decl_ call to op_exit, as OP2's do.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parloop/core/array_state.hpp"
+#include "parloop/core/map.hpp"
+#include "parloop/core/scalar_type.hpp"
+#include "parloop/core/set.hpp"
+
+namespace parloop::op2 {
+
+struct op_set_core {
+  op_set_core(int number, Set s) : index(number), size(s.size()), set(std::move(s)), name_text(set.name()) {
+    name = name_text.c_str();
+  }
+  // OP2's fields.
+  int index;
+  int size;
+  const char* name;
+  // parloop's.
+  Set set;
+  std::string name_text;
+  // Each element's own number in the user's numbering, for op_arg_idx: made at its first use.
+  std::shared_ptr<detail::array_state<int>> numbers;
+};
+
+struct op_map_core {
+  op_map_core(int number, op_set_core* source, op_set_core* target, int arity, std::vector<int> given, Map m)
+      : index(number), from(source), to(target), dim(arity), values(std::move(given)), parloop_map(std::move(m)),
+        name_text(parloop_map.name()) {
+    map = values.data();
+    name = name_text.c_str();
+  }
+  // OP2's fields: `map` holds the values as declared.
+  int index;
+  op_set_core* from;
+  op_set_core* to;
+  int dim;
+  int* map;
+  const char* name;
+  // parloop's.
+  std::vector<int> values;
+  Map parloop_map;
+  std::string name_text;
+};
+
+struct op_dat_core {
+  op_dat_core(int number, op_set_core* on, int components, scalar_type t, std::string type_name,
+              std::shared_ptr<detail::array_base> owner, detail::mirrored_array& values, bool temp)
+      : index(number), set(on), dim(components), size(components * static_cast<int>(scalar_bytes(t))),
+        scalar(t), temporary(temp), state(std::move(owner)), array(&values), name_text(state->name),
+        type_text(std::move(type_name)) {
+    name = name_text.c_str();
+    type = type_text.c_str();
+  }
+  // OP2's fields. `data` is null: a dat's values live where its loops run, and are read with
+  // op_fetch_data.
+  int index;
+  op_set_core* set;
+  int dim;
+  int size;  // bytes per element
+  char* data = nullptr;
+  const char* name;
+  const char* type;
+  // parloop's.
+  scalar_type scalar;
+  bool temporary;
+  std::shared_ptr<detail::array_base> state;
+  detail::mirrored_array* array;
+  std::string name_text, type_text;
+};
+
+}  // namespace parloop::op2

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Where an OP2 kernel's C source is: by OP2's convention, kernel `k` is defined in `k.h`, beside
+// the application's source file that calls op_par_loop. It is looked for in the folders
+// PARLOOP_OP2_KERNELS names, then beside that file -- in the files embedded at build time
+// (parloop_embed_sources), then on disk -- and read with everything it includes; the constants it
+// names are declared before it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/codegen/emit_kernel.hpp"
+#include "parloop/core/backend_kind.hpp"
+#include "parloop/core/environment.hpp"
+#include "parloop/dsl/source_includes.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/kernel.hpp"
+#include "parloop/exec/kernel_cache.hpp"
+#include "parloop/op2/declare.hpp"
+#include "parloop/op2/program.hpp"
+
+namespace parloop::op2 {
+
+// The folders kernel headers are looked for in, in order.
+inline std::vector<std::filesystem::path> kernel_folders(const char* call_file) {
+  std::vector<std::filesystem::path> folders;
+  if (const char* named = detail::environment_value("PARLOOP_OP2_KERNELS")) {
+    std::string_view rest(named);
+    while (!rest.empty()) {
+      const std::size_t colon = rest.find(':');
+      if (colon != 0) folders.emplace_back(rest.substr(0, colon));
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  if (call_file != nullptr) {
+    const std::filesystem::path beside = std::filesystem::path(call_file).parent_path();
+    folders.push_back(beside.empty() ? std::filesystem::path(".") : beside);
+  }
+  return folders;
+}
+
+// Kernel `kernel`'s header, its #include lines resolved beside it and in the same folders.
+inline std::string kernel_source(const std::string& kernel, const char* call_file) {
+  const std::vector<std::filesystem::path> folders = kernel_folders(call_file);
+  std::string searched;
+  for (const std::filesystem::path& f : folders) {
+    const std::filesystem::path header = f / (kernel + ".h");
+    if (std::optional<std::string> text = detail::source_file_text(header)) {
+      return detail::resolve_file_includes(kernel, header, *text, include_path(folders));
+    }
+    searched += fmt::format(" '{}'", f.string());
+  }
+  throw argument_error(fmt::format(
+      "op_par_loop: the C source of kernel '{}' is needed to run it on a device, and {}.h is in none of the folders "
+      "searched:{} (OP2's convention: kernel k is defined in k.h beside the source that calls op_par_loop; "
+      "PARLOOP_OP2_KERNELS names other folders, and CMake's parloop_embed_sources embeds the headers in the program)",
+      kernel, kernel, searched));
+}
+
+// The source a device compiles for the kernel: its header, with the declarations of the constants
+// it names before it. Made again when the constants change; a source that changed starts a new
+// cache of compiled code. The host calls the kernel function and needs no header; where it has
+// one, its IR holds the source too (what a device would compile: the test suite compiles it).
+inline kernel_record& record_for(program& p, const std::string& kernel, const char* file) {
+  kernel_record& r = p.kernels[fmt::format("{}:{}", file != nullptr ? file : "", kernel)];
+  const bool device = !runs_lambdas(p.runtime.kind());
+  if (!r.header) {
+    try {
+      r.header = kernel_source(kernel, file);
+      detail::check_source_kernel_name(kernel);
+    } catch (const argument_error&) {
+      if (device) throw;
+      r.header = std::string();
+    }
+  }
+  if (!r.cache || r.constants_version != p.constants_version) {
+    std::string source;
+    if (!r.header->empty()) {
+      // OP2's kernels may use its MIN and MAX, which its own device code defines too.
+      source = "#ifndef MIN\n#define MIN(a, b) ((a < b) ? (a) : (b))\n#endif\n"
+               "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n";
+      for (const constant& c : p.constants) {
+        if (codegen::says_word(*r.header, c.name)) source += declaration_of(c);
+      }
+      source += *r.header;
+    }
+    if (!r.cache || source != r.source) {
+      r.source = std::move(source);
+      r.cache = std::make_unique<detail::kernel_cache>(kernel);
+    }
+    r.constants_version = p.constants_version;
+  }
+  return r;
+}
+
+}  // namespace parloop::op2

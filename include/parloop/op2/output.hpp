@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// What an OP2 application prints and writes: dats to text and binary files in OP2's formats,
+// the sets, maps and dats it declared (op_diagnostic_output), what each kernel cost
+// (op_timing_output), and the sections op_profile_ times.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/cache/stats.hpp"
+#include "parloop/error.hpp"
+#include "parloop/op2/declare.hpp"
+#include "parloop/op2/program.hpp"
+
+namespace parloop::op2 {
+
+inline double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A file written whole or not at all: into a temporary beside it, renamed at the end.
+class whole_file {
+ public:
+  whole_file(std::string path, const char* mode, std::string_view call)
+      : path_(std::move(path)), part_(path_ + ".part"), file_(std::fopen(part_.c_str(), mode)) {
+    if (file_ == nullptr) {
+      throw error(fmt::format("{}: cannot write '{}': {}", call, part_, std::strerror(errno)));
+    }
+  }
+  whole_file(const whole_file&) = delete;
+  whole_file& operator=(const whole_file&) = delete;
+  ~whole_file() {
+    if (file_ != nullptr) {
+      std::fclose(file_);
+      std::remove(part_.c_str());
+    }
+  }
+  std::FILE* get() const { return file_; }
+  void finish(std::string_view call) {
+    const bool written = std::ferror(file_) == 0;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!written || !closed || std::rename(part_.c_str(), path_.c_str()) != 0) {
+      std::remove(part_.c_str());
+      throw error(fmt::format("{}: writing '{}' failed", call, path_));
+    }
+  }
+
+ private:
+  std::string path_, part_;
+  std::FILE* file_;
+};
+
+// OP2's text format: "<elements> <dim>", then one line per element.
+inline void print_dat_to_txtfile(op_dat_core* d, const char* file) {
+  constexpr std::string_view call = "op_print_dat_to_txtfile";
+  check_dat(d, call);
+  if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
+  const std::byte* values = user_values(*d);
+  std::string text = fmt::format("{} {}\n", d->set->size, d->dim);
+  const std::size_t scalar = scalar_bytes(d->scalar);
+  for (int e = 0; e < d->set->size; ++e) {
+    for (int k = 0; k < d->dim; ++k) {
+      const std::byte* at = values + (static_cast<std::size_t>(e) * static_cast<std::size_t>(d->dim) + static_cast<std::size_t>(k)) * scalar;
+      char buffer[64];
+      switch (d->scalar) {
+        case scalar_type::float64: {
+          double v;
+          std::memcpy(&v, at, 8);
+          std::snprintf(buffer, sizeof buffer, " %+2.15lE", v == 0.0 ? 0.0 : v);
+          break;
+        }
+        case scalar_type::float32: {
+          float v;
+          std::memcpy(&v, at, 4);
+          std::snprintf(buffer, sizeof buffer, " %+f", static_cast<double>(v));
+          break;
+        }
+        case scalar_type::int32: {
+          std::int32_t v;
+          std::memcpy(&v, at, 4);
+          std::snprintf(buffer, sizeof buffer, " %+d", v);
+          break;
+        }
+        default: {
+          std::int64_t v;
+          std::memcpy(&v, at, 8);
+          std::snprintf(buffer, sizeof buffer, " %+lld", static_cast<long long>(v));
+          break;
+        }
+      }
+      text += buffer;
+    }
+    text += '\n';
+  }
+  whole_file out(file, "w", call);
+  std::fputs(text.c_str(), out.get());
+  out.finish(call);
+}
+
+// OP2's binary format: the element count and dim as ints, then the values.
+inline void print_dat_to_binfile(op_dat_core* d, const char* file) {
+  constexpr std::string_view call = "op_print_dat_to_binfile";
+  check_dat(d, call);
+  if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
+  const std::byte* values = user_values(*d);
+  whole_file out(file, "wb", call);
+  const int head[2] = {d->set->size, d->dim};
+  std::fwrite(head, sizeof(int), 2, out.get());
+  std::fwrite(values, static_cast<std::size_t>(d->size), static_cast<std::size_t>(d->set->size), out.get());
+  out.finish(call);
+}
+
+inline void diagnostic_output() {
+  const program& p = program::current("op_diagnostic_output");
+  if (p.diags <= 1) return;
+  std::printf("\n  OP diagnostic output (parloop, backend %s on %s)\n", std::string(p.runtime.name()).c_str(),
+              p.runtime.device_name().c_str());
+  std::printf("\n       set       size\n  -------------------\n");
+  for (const auto& s : p.sets) std::printf("%10s %10d\n", s->name, s->size);
+  std::printf("\n       map        dim       from         to\n  -----------------------------------------\n");
+  for (const auto& m : p.maps) std::printf("%10s %10d %10s %10s\n", m->name, m->dim, m->from->name, m->to->name);
+  std::printf("\n       dat        dim        set\n  ------------------------------\n");
+  for (const auto& d : p.dats) std::printf("%10s %10d %10s\n", d->name, d->dim, d->set->name);
+  std::printf("\n");
+}
+
+// parloop's table of each kernel's calls, time, compile and load time, and bandwidth.
+inline void timing_output() {
+  const program& p = program::current("op_timing_output");
+  std::vector<std::shared_ptr<const detail::kernel_stats>> kernels;
+  for (const auto& [key, r] : p.kernels) {
+    if (r.cache) kernels.emplace_back(std::shared_ptr<const detail::kernel_stats>(), &r.cache->stats());
+  }
+  std::printf("%s", detail::stats_text(kernels).c_str());
+  if (!detail::stats_enabled()) {
+    std::printf("  (times are measured with PARLOOP_STATS=1, which makes each loop wait for its device)\n");
+  }
+}
+
+// op_profile_: named sections, nested, timed on the wall clock.
+class profile {
+ public:
+  static profile& instance() {
+    static profile made;
+    return made;
+  }
+  void enter(const char* name) {
+    open_.push_back({path_of(name), wall_seconds()});
+  }
+  void exit() {
+    if (open_.empty()) throw argument_error("op_profile_exit: no section is open");
+    section& s = sections_[open_.back().path];
+    s.seconds += wall_seconds() - open_.back().since;
+    ++s.calls;
+    open_.pop_back();
+  }
+  void end() {
+    while (!open_.empty()) exit();
+  }
+  void output() const {
+    std::printf("\n  op_profile: section, calls, seconds\n");
+    for (const auto& [path, s] : sections_) std::printf("  %-40s %8llu %12.6f\n", path.c_str(), s.calls, s.seconds);
+  }
+
+ private:
+  struct section {
+    double seconds = 0;
+    unsigned long long calls = 0;
+  };
+  struct opened {
+    std::string path;
+    double since;
+  };
+  std::string path_of(const char* name) const {
+    const std::string own = name != nullptr ? name : "(unnamed)";
+    return open_.empty() ? own : open_.back().path + "/" + own;
+  }
+  std::map<std::string, section> sections_;
+  std::vector<opened> open_;
+};
+
+}  // namespace parloop::op2

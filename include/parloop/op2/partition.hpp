@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// op_partition and op_renumber. On one process there is nothing to partition: op_partition says
+// so in one line. op_renumber orders the sets its map links for locality (pl::renumber), which
+// parloop's OP2 API otherwise does before the first loop.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "parloop/core/environment.hpp"
+#include "parloop/core/renumber.hpp"
+#include "parloop/error.hpp"
+#include "parloop/op2/handles.hpp"
+#include "parloop/op2/program.hpp"
+
+namespace parloop::op2 {
+
+inline void barrier() {}
+
+inline void partition(const char* lib, const char* routine, op_set_core* prime_set, op_map_core* prime_map,
+                      op_dat_core* coords) {
+  (void)prime_set;
+  (void)prime_map;
+  (void)coords;
+  const program& p = program::current("op_partition");
+  if (p.ranks == 1 && p.rank == 0) {
+    std::printf("op_partition: one process, nothing to partition (%s %s asked)\n", lib != nullptr ? lib : "(null)",
+                routine != nullptr ? routine : "(null)");
+  }
+}
+
+inline void renumber_from(op_map_core* base) {
+  program& p = program::current("op_renumber");
+  if (base == nullptr) throw argument_error("op_renumber: the map is null");
+  renumber(base->to->set);
+  p.ordered = true;
+}
+
+// The mesh renumbered for locality before the first loop (pl::renumber), from the set the most
+// maps lead to -- what cells are to Airfoil's edges -- unless PARLOOP_OP2_RENUMBER=0.
+inline void order_mesh(program& p) {
+  if (p.ordered) return;
+  p.ordered = true;
+  if (p.maps.empty() || !detail::switch_from_environment("PARLOOP_OP2_RENUMBER", true,
+                                                          "the sets are renumbered for locality before the first loop",
+                                                          "the sets keep the order they were declared in")) {
+    return;
+  }
+  const op_set_core* best = nullptr;
+  std::size_t most = 0;
+  for (const auto& s : p.sets) {
+    if (s->set.distribution() != nullptr) return;
+    const std::size_t into = static_cast<std::size_t>(
+        std::count_if(p.maps.begin(), p.maps.end(), [&](const auto& m) { return m->to == s.get() && m->from != s.get(); }));
+    if (into > most || (into == most && best != nullptr && s->size > best->size)) {
+      best = s.get();
+      most = into;
+    }
+  }
+  if (best != nullptr && most > 0) renumber(best->set);
+}
+
+}  // namespace parloop::op2

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// The state of an OP2 application, from op_init to op_exit: the runtime its loops run on (the
+// backend PARLOOP_BACKEND names, else the best), its sets, maps and dats, the constants it
+// declared, the globals its loops reduce into, and each kernel's compiled code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "parloop/core/array_state.hpp"
+#include "parloop/core/dat.hpp"
+#include "parloop/core/runtime.hpp"
+#include "parloop/core/scalar_type.hpp"
+#include "parloop/error.hpp"
+#include "parloop/exec/kernel_cache.hpp"
+#include "parloop/op2/handles.hpp"
+
+namespace parloop::op2 {
+
+// A constant of op_decl_const: its name (as the call spelled the variable) and values.
+struct constant {
+  std::string name;
+  scalar_type type;
+  int dim;
+  std::vector<std::byte> bytes;
+};
+
+// A kernel function's device code: the source found by OP2's convention (with the constants it
+// names), and the cache of what it compiled to. Made at its first loop on a device.
+struct kernel_record {
+  // As found, its #include lines resolved; empty where the host found none; unset until looked for.
+  std::optional<std::string> header;
+  std::string source;
+  std::uint64_t constants_version = 0;
+  std::unique_ptr<detail::kernel_cache> cache;
+};
+
+// A global's storage on the runtime for one user variable (op_arg_gbl's pointer), of one type and
+// dimension: made once, so that a loop in a time step allocates nothing.
+struct global_storage {
+  std::shared_ptr<detail::array_base> owner;
+  detail::mirrored_array* array;
+};
+
+// Storage for `values` of a type known at run time: a dat's on `on`, else a global's.
+inline global_storage make_array(const Runtime& rt, const std::optional<Set>& on, scalar_type t, const std::byte* values,
+                                 std::size_t count, std::string name, int dim) {
+  const auto made = [&]<class T>(T) -> global_storage {
+    std::vector<T> init(count);
+    if (values != nullptr && count > 0) std::memcpy(init.data(), values, count * sizeof(T));
+    std::shared_ptr<detail::array_state<T>> s =
+        on ? detail::make_dat_state(*on, std::move(init), std::move(name), dim)
+           : std::make_shared<detail::array_state<T>>(rt, std::nullopt, std::move(init), std::move(name), dim);
+    return {s, &s->array};
+  };
+  switch (t) {
+    case scalar_type::float64: return made(double{});
+    case scalar_type::float32: return made(float{});
+    case scalar_type::int32: return made(std::int32_t{});
+    case scalar_type::int64: return made(std::int64_t{});
+    case scalar_type::boolean: break;
+  }
+  throw data_error(fmt::format("'{}': parloop's dats and globals hold no bool", name));
+}
+
+class program {
+ public:
+  program(Runtime rt, int diagnostics) : runtime(std::move(rt)), diags(diagnostics) {}
+
+  // The program op_init made; a clear error before op_init or after op_exit.
+  static program& current(std::string_view call) {
+    if (!slot()) {
+      throw argument_error(fmt::format("{}: OP2's API is used before op_init (or after op_exit)", call));
+    }
+    return *slot();
+  }
+  static std::unique_ptr<program>& slot() {
+    static std::unique_ptr<program> made;
+    return made;
+  }
+
+  Runtime runtime;
+  int diags;
+  std::vector<std::unique_ptr<op_set_core>> sets;
+  std::vector<std::unique_ptr<op_map_core>> maps;
+  std::vector<std::unique_ptr<op_dat_core>> dats;
+  std::vector<constant> constants;
+  // Counts the changes of `constants`: a kernel's source is made again after one.
+  std::uint64_t constants_version = 1;
+  std::map<std::string, kernel_record> kernels;  // by the calling file and kernel's name
+  std::map<std::tuple<const void*, scalar_type, int>, global_storage> globals;
+  // This process's rank among the application's, and how many there are.
+  int rank = 0;
+  int ranks = 1;
+  // Whether the mesh was renumbered for locality, at the first loop (op2/loop.hpp).
+  bool ordered = false;
+};
+
+// A compile error for any arguments: what OP2's calls that parloop leaves out instantiate.
+template <class... A>
+inline constexpr bool never = false;
+
+inline void init(int diags) {
+  if (program::slot()) throw argument_error("op_init: called twice (op_exit ends the first)");
+  program::slot() = std::make_unique<program>(Runtime::open(), diags);
+}
+
+// Frees everything the application declared, as OP2's op_exit does.
+inline void exit_program() { program::slot().reset(); }
+
+inline int global_size(const op_set_core* s) {
+  if (s == nullptr) throw argument_error("op_get_size: the set is null");
+  return static_cast<int>(s->set.global_size());
+}
+
+// Whether this process prints: one of several ranks does.
+inline bool is_root() {
+  const std::unique_ptr<program>& p = program::slot();
+  return !p || p->rank == 0;
+}
+
+}  // namespace parloop::op2
