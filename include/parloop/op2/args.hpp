@@ -68,30 +68,32 @@ inline op_arg arg_dat(int opt, op_dat_core* dat, int idx, op_map_core* map, int 
   a.type = type;
   a.acc = acc;
   if (a.opt == 0 && dat == nullptr) return a;
-  const std::string what = fmt::format("op_arg_dat of dat '{}'", dat == nullptr ? "(null)" : dat->name);
+  // Named only when something is wrong: a loop in a time step makes its arguments each time.
+  const auto what = [&] { return fmt::format("op_arg_dat of dat '{}'", dat == nullptr ? "(null)" : dat->name); };
   if (dat == nullptr) throw argument_error("op_arg_dat: the dat is null");
-  check_access(acc, what);
+  if (acc < read_access || acc > max_access) check_access(acc, what());
   a.size = dat->size;
-  a.scalar = checked_scalar(type, what);
+  const std::optional<scalar_type> named = type != nullptr ? scalar_of_name(type) : std::nullopt;
+  a.scalar = named ? *named : checked_scalar(type, what());
   if (a.scalar != dat->scalar) {
-    throw data_error(fmt::format("{}: type \"{}\" given, the dat holds \"{}\"", what, type, dat->type_text));
+    throw data_error(fmt::format("{}: type \"{}\" given, the dat holds \"{}\"", what(), type, dat->type_text));
   }
-  if (dim != dat->dim) throw data_error(fmt::format("{}: dimension {} given, the dat has {}", what, dim, dat->dim));
+  if (dim != dat->dim) throw data_error(fmt::format("{}: dimension {} given, the dat has {}", what(), dim, dat->dim));
   if (map == nullptr) {
     if (idx != -1) {
-      throw argument_error(fmt::format("{}: index {} with OP_ID; a direct argument takes index -1", what, idx));
+      throw argument_error(fmt::format("{}: index {} with OP_ID; a direct argument takes index -1", what(), idx));
     }
     return a;
   }
   a.map_data = map->map;
   if (map->to != dat->set) {
-    throw argument_error(fmt::format("{}: map '{}' leads to set '{}', the dat is on '{}'", what, map->name_text,
+    throw argument_error(fmt::format("{}: map '{}' leads to set '{}', the dat is on '{}'", what(), map->name_text,
                                      map->to->name_text, dat->set->name_text));
   }
   if (idx >= map->dim || idx == -1 || (idx < -1 && -idx != map->dim)) {
     throw argument_error(fmt::format("{}: index {} of map '{}' of dimension {}: an index is 0 to {}, or {} for all its "
                                      "entries",
-                                     what, idx, map->name_text, map->dim, map->dim - 1, -map->dim));
+                                     what(), idx, map->name_text, map->dim, map->dim - 1, -map->dim));
   }
   return a;
 }
@@ -107,7 +109,7 @@ inline global_storage* global_of(const void* data, scalar_type t, int dim) {
 template <class T>
 typed_arg<T> arg_gbl(int opt, T* data, int dim, const char* type, int acc, int kind) {
   typed_arg<T> a;
-  const std::string what = kind == info_arg ? "op_arg_info" : "op_arg_gbl";
+  const std::string_view what = kind == info_arg ? "op_arg_info" : "op_arg_gbl";
   a.argtype = kind;
   a.opt = opt != 0 && data != nullptr ? 1 : 0;
   a.data = reinterpret_cast<char*>(const_cast<std::remove_const_t<T>*>(data));

@@ -67,8 +67,14 @@ inline std::string kernel_source(const std::string& kernel, const char* call_fil
 // it names before it. Made again when the constants change; a source that changed starts a new
 // cache of compiled code. The host calls the kernel function and needs no header; where it has
 // one, its IR holds the source too (what a device would compile: the test suite compiles it).
-inline kernel_record& record_for(program& p, const std::string& kernel, const char* file) {
-  kernel_record& r = p.kernels[fmt::format("{}:{}", file != nullptr ? file : "", kernel)];
+inline kernel_record& record_for(program& p, const char* kernel_name, const char* file) {
+  kernel_record*& site = p.sites[{file, kernel_name}];
+  if (site == nullptr) {
+    site = &p.kernels[fmt::format("{}:{}", file != nullptr ? file : "", kernel_name)];
+    site->name = kernel_name;
+  }
+  kernel_record& r = *site;
+  const std::string& kernel = r.name;
   const bool device = !runs_lambdas(p.runtime.kind());
   if (!r.header) {
     try {

@@ -39,10 +39,11 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
                      std::span<const op_arg* const> args, std::span<const ir::raw_param> params,
                      detail::function_ref<void(void* const*)> call) {
   program& p = program::current("op_par_loop");
-  const std::string loop = fmt::format("op_par_loop '{}'", name != nullptr ? name : kernel);
-  if (set == nullptr) throw argument_error(loop + ": the set is null");
+  // Named only when something is wrong: a time step runs its loops each time.
+  const auto loop = [&] { return fmt::format("op_par_loop '{}'", name != nullptr ? name : kernel); };
+  if (set == nullptr) throw argument_error(loop() + ": the set is null");
   std::array<detail::arg_view, detail::max_loop_args> kept;
-  if (args.size() > kept.size()) throw argument_error(fmt::format("{}: more than {} arguments", loop, kept.size()));
+  if (args.size() > kept.size()) throw argument_error(fmt::format("{}: more than {} arguments", loop(), kept.size()));
   std::array<int, detail::max_loop_args> view_at{};  // -1 for op_arg_info, which has no view
   std::size_t views = 0;
   bool info = false;
@@ -52,7 +53,7 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
       view_at[i] = -1;
       if (args[i]->scalar != params[i].type) {
         throw data_error(fmt::format("{}: argument {} (op_arg_info) holds {}, and the kernel's parameter points to {}",
-                                     loop, i, type_name(args[i]->scalar), type_name(params[i].type)));
+                                     loop(), i, type_name(args[i]->scalar), type_name(params[i].type)));
       }
       continue;
     }
@@ -76,7 +77,7 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   const auto combine = [&](const std::byte* partials) { host.combine(partials); };
   const auto make_ir = [&](std::span<const ir::param> ir_params) {
     ir::kernel k;
-    k.name = kernel;
+    k.name = record.name;
     k.params.assign(ir_params.begin(), ir_params.end());
     k.raw_source = record.source;
     // On the host without the kernel's header: an empty body, never compiled (the host calls the
@@ -94,7 +95,7 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
     // op_arg_info hands the kernel the user's variable to write as elements run in order, which
     // only the host does: the loop runs there, on whichever backend.
     if (set->set.distribution() != nullptr) {
-      throw argument_error(loop + ": op_arg_info in a loop over a distributed set: it has no value across ranks");
+      throw argument_error(loop() + ": op_arg_info in a loop over a distributed set: it has no value across ranks");
     }
     detail::check_loop(kernel, set->set, range{0, set->set.size()}, seen);
     prepare();
@@ -104,8 +105,7 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
     const bool reduces = std::any_of(seen.begin(), seen.end(), [](const detail::arg_view& v) { return partial_size(v) > 0; });
     const detail::loop_choice how{{reduces ? rt.default_reduction_strategy() : rt.default_strategy(), rt.default_conflicts()},
                                   rt.autotunes()};
-    const std::string called(kernel);
-    detail::run_call({called, *record.cache, set->set, how, range{0, set->set.size()}, seen,
+    detail::run_call({record.name, *record.cache, set->set, how, range{0, set->set.size()}, seen,
                       {make_ir, {prepare, run, host.partial_bytes(), start, combine}, false}});
   }
   // The user's variables get the reductions' results.

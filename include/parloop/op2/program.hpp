@@ -39,6 +39,7 @@ struct constant {
 // A kernel function's device code: the source found by OP2's convention (with the constants it
 // names), and the cache of what it compiled to. Made at its first loop on a device.
 struct kernel_record {
+  std::string name;
   // As found, its #include lines resolved; empty where the host found none; unset until looked for.
   std::optional<std::string> header;
   std::string source;
@@ -99,6 +100,9 @@ class program {
   // Counts the changes of `constants`: a kernel's source is made again after one.
   std::uint64_t constants_version = 1;
   std::map<std::string, kernel_record> kernels;  // by the calling file and kernel's name
+  // The same by the call's own strings (op_par_loop's macro passes literals): found without
+  // making a string.
+  std::map<std::pair<const char*, const char*>, kernel_record*> sites;
   std::map<std::tuple<const void*, scalar_type, int>, global_storage> globals;
   // This process's rank among the application's, and how many there are.
   int rank = 0;

@@ -13,6 +13,7 @@
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/dat.hpp"
+#include "parloop/core/function_ref.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
 #include "parloop/ir/kernel.hpp"
@@ -76,20 +77,20 @@ inline detail::array_state<int>& numbers_of(op_set_core& s) {
 
 // What the kernel's parameter i is given, checked against how it declares it.
 inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw_param& param, int i,
-                                const std::string& loop) {
-  const std::string what = fmt::format("{}: argument {}", loop, i);
+                                detail::function_ref<std::string()> loop) {
+  const auto what = [&] { return fmt::format("{}: argument {}", loop(), i); };
   if (a.scalar != param.type) {
-    throw data_error(fmt::format("{} holds {}, and the kernel's parameter {} points to {}", what, type_name(a.scalar), i,
+    throw data_error(fmt::format("{} holds {}, and the kernel's parameter {} points to {}", what(), type_name(a.scalar), i,
                                  type_name(param.type)));
   }
   const bool vector = a.argtype == dat_arg && a.opt == 1 && a.idx < -1;
   if (vector != param.per_slot) {
-    throw data_error(fmt::format("{} is {}, and the kernel's parameter {} is {}", what,
+    throw data_error(fmt::format("{} is {}, and the kernel's parameter {} is {}", what(),
                                  vector ? "a vector of a map's entries" : "one element's values", i,
                                  param.per_slot ? "a pointer per map entry (T**)" : "one pointer (T*)"));
   }
   if (param.is_const && a.acc != read_access && a.argtype != idx_arg) {
-    throw data_error(fmt::format("{} is {}, and the kernel's parameter {} is const", what, access_name(a.acc), i));
+    throw data_error(fmt::format("{} is {}, and the kernel's parameter {} is const", what(), access_name(a.acc), i));
   }
   if (a.argtype == idx_arg) {
     detail::array_state<int>& numbers = numbers_of(a.map == nullptr ? set : *a.map->to);
@@ -105,11 +106,11 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
             a.scalar, std::max(a.dim, 1)};
   }
   if (a.map == nullptr && a.dat->set != &set) {
-    throw argument_error(fmt::format("{}: dat '{}' is on set '{}', and the loop is over '{}'", what, a.dat->name_text,
+    throw argument_error(fmt::format("{}: dat '{}' is on set '{}', and the loop is over '{}'", what(), a.dat->name_text,
                                      a.dat->set->name_text, set.name_text));
   }
   if (a.map != nullptr && a.map->from != &set) {
-    throw argument_error(fmt::format("{}: map '{}' is from set '{}', and the loop is over '{}'", what,
+    throw argument_error(fmt::format("{}: map '{}' is from set '{}', and the loop is over '{}'", what(),
                                      a.map->name_text, a.map->from->name_text, set.name_text));
   }
   const arg_kind kind = a.map == nullptr ? arg_kind::direct : a.idx < -1 ? arg_kind::whole_map : arg_kind::indirect;
