@@ -8,6 +8,11 @@
 //   airfoil_op2 [MESH [ITERATIONS [DIGITS]]]    (default ./new_grid.dat, 1000, 5)
 //
 // `airfoil --write-mesh FILE` writes a generated mesh in this layout.
+//
+// airfoil_op2_mpi is the same application over MPI ranks, as OP2's MPI applications are written:
+// each rank declares its block of every set (here each reads the file and takes its block; a
+// large run would read only its part), the maps' rows from its block in global numbers, then
+// op_partition distributes the mesh. It prints the same history.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +20,9 @@
 // The constants the kernels read, declared before OP2's header as OP2 applications do.
 double gam, gm1, cfl, eps, qinf[4];
 
+#ifdef AIRFOIL_OP2_MPI
+#include "op_lib_mpi.h"
+#endif
 #include "op_seq.h"
 
 #include "adt_calc.h"
@@ -29,6 +37,12 @@ static int read_rows(FILE *fp, int count, int per_row, const char *format, void 
     if (fscanf(fp, format, (char *)out + (size_t)n * size) != 1) return 0;
   }
   return 1;
+}
+
+// This rank's block of a set of n elements: [*first, *first + return).
+static int block(int n, int rank, int ranks, int *first) {
+  *first = (int)((long long)n * rank / ranks);
+  return (int)((long long)n * (rank + 1) / ranks) - *first;
 }
 
 int main(int argc, char **argv) {
@@ -93,21 +107,28 @@ int main(int argc, char **argv) {
     for (int m = 0; m < 4; ++m) q[4 * n + m] = qinf[m];
   }
 
-  op_set nodes = op_decl_set(nnode, "nodes");
-  op_set edges = op_decl_set(nedge, "edges");
-  op_set bedges = op_decl_set(nbedge, "bedges");
-  op_set cells = op_decl_set(ncell, "cells");
-  op_map pedge = op_decl_map(edges, nodes, 2, edge, "pedge");
-  op_map pecell = op_decl_map(edges, cells, 2, ecell, "pecell");
-  op_map pbedge = op_decl_map(bedges, nodes, 2, bedge, "pbedge");
-  op_map pbecell = op_decl_map(bedges, cells, 1, becell, "pbecell");
-  op_map pcell = op_decl_map(cells, nodes, 4, cell, "pcell");
-  op_dat p_bound = op_decl_dat(bedges, 1, "int", bound, "p_bound");
-  op_dat p_x = op_decl_dat(nodes, 2, "double", x, "p_x");
-  op_dat p_q = op_decl_dat(cells, 4, "double", q, "p_q");
-  op_dat p_qold = op_decl_dat_temp(cells, 4, "double", q, "p_qold");
-  op_dat p_adt = op_decl_dat_temp(cells, 1, "double", q, "p_adt");
-  op_dat p_res = op_decl_dat(cells, 4, "double", res, "p_res");
+  // Each rank declares its block of each set (one process: the whole mesh).
+  int rank = 0, ranks = 1;
+#ifdef AIRFOIL_OP2_MPI
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+#endif
+  int n0, c0, e0, b0;
+  const int my_nodes = block(nnode, rank, ranks, &n0), my_cells = block(ncell, rank, ranks, &c0);
+  const int my_edges = block(nedge, rank, ranks, &e0), my_bedges = block(nbedge, rank, ranks, &b0);
+  op_set nodes = op_decl_set(my_nodes, "nodes");
+  op_set edges = op_decl_set(my_edges, "edges");
+  op_set bedges = op_decl_set(my_bedges, "bedges");
+  op_set cells = op_decl_set(my_cells, "cells");
+  op_map pedge = op_decl_map(edges, nodes, 2, edge + 2 * e0, "pedge");
+  op_map pecell = op_decl_map(edges, cells, 2, ecell + 2 * e0, "pecell");
+  op_map pbedge = op_decl_map(bedges, nodes, 2, bedge + 2 * b0, "pbedge");
+  op_map pbecell = op_decl_map(bedges, cells, 1, becell + b0, "pbecell");
+  op_map pcell = op_decl_map(cells, nodes, 4, cell + 4 * c0, "pcell");
+  op_dat p_bound = op_decl_dat(bedges, 1, "int", bound + b0, "p_bound");
+  op_dat p_x = op_decl_dat(nodes, 2, "double", x + 2 * n0, "p_x");
+  op_dat p_q = op_decl_dat(cells, 4, "double", q + 4 * c0, "p_q");
+  op_dat p_res = op_decl_dat(cells, 4, "double", res + 4 * c0, "p_res");
   // OP2 copies what it is given: the arrays may go now.
   free(cell);
   free(edge);
@@ -125,6 +146,9 @@ int main(int argc, char **argv) {
   op_decl_const(1, "double", &eps);
   op_decl_const(4, "double", qinf);
   op_diagnostic_output();
+  op_partition("PTSCOTCH", "KWAY", cells, pecell, p_x);
+  op_dat p_qold = op_decl_dat_temp(cells, 4, "double", (double *)NULL, "p_qold");
+  op_dat p_adt = op_decl_dat_temp(cells, 1, "double", (double *)NULL, "p_adt");
 
   double cpu_t1, wall_t1, cpu_t2, wall_t2;
   op_timers(&cpu_t1, &wall_t1);
@@ -169,6 +193,15 @@ int main(int argc, char **argv) {
     if (iter % 100 == 0 || iter == iterations) op_printf(" %d  %*.*e\n", iter, digits + 5, digits, rms);
   }
   op_timers(&cpu_t2, &wall_t2);
+  // The final state read back in the declared numbering -- over MPI, the whole of it on every
+  // rank -- weighted by position, so that a value in the wrong place shows.
+  const int all_cells = op_get_size(cells);
+  double *q_all = (double *)malloc(4 * sizeof(double) * all_cells);
+  op_fetch_data_idx(p_q, q_all, 0, all_cells - 1);
+  double q_sum = 0.0;
+  for (int n = 0; n < 4 * all_cells; ++n) q_sum += q_all[n] * (n % 7 + 1);
+  free(q_all);
+  op_printf(" q checksum %.*e\n", digits, q_sum);
   op_timing_output();
   fprintf(stderr, "airfoil_op2: %d iterations in %.3f s (%.3f ms each)\n", iterations, wall_t2 - wall_t1,
           1e3 * (wall_t2 - wall_t1) / iterations);

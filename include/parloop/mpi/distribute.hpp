@@ -60,6 +60,12 @@ std::vector<T> values_of(const std::vector<std::byte>& bytes) {
 }
 }  // namespace detail
 
+// A dat declared with its type known at run time only, distributed: its storage.
+struct any_array {
+  std::shared_ptr<parloop::detail::array_base> owner;
+  parloop::detail::mirrored_array* values;
+};
+
 // Handles of what a global_mesh declares.
 struct set_id {
   int index;
@@ -111,7 +117,7 @@ class global_mesh {
     std::shared_ptr<const void> kept;
     const std::span<const T> view = keep(std::move(values), kept);
     dats_.push_back({on.index, scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
-                     [](const Set& s, std::vector<std::byte> bytes, const std::string& n) -> std::any {
+                     [](const Set& s, std::vector<std::byte> bytes, const std::string& n, int) -> std::any {
                        Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
                        // Halo values came from the mesh: current.
                        d.state().halo_current = true;
@@ -123,6 +129,23 @@ class global_mesh {
   template <class T, int Dim>
   dat_id<T, Dim> dat(set_id on, std::span<const T> values, std::string name) {
     return dat<T, Dim>(on, std::vector<T>(values.begin(), values.end()), std::move(name));
+  }
+  // A dat whose type and dimension are known at run time only (OP2's API): `dim` values of `type`
+  // per element, as bytes. distributed_mesh::array gives its storage.
+  int dat(set_id on, scalar_type type, int dim, std::vector<std::byte> values, std::string name) {
+    check_set(on, name);
+    std::shared_ptr<const void> kept;
+    const std::span<const std::byte> view = keep(std::move(values), kept);
+    std::any (*make)(const Set&, std::vector<std::byte>, const std::string&, int) = nullptr;
+    switch (type) {
+      case scalar_type::float64: make = &make_array<double>; break;
+      case scalar_type::float32: make = &make_array<float>; break;
+      case scalar_type::int32: make = &make_array<std::int32_t>; break;
+      case scalar_type::int64: make = &make_array<std::int64_t>; break;
+      case scalar_type::boolean: throw argument_error(fmt::format("global mesh: dat '{}' of bool", name));
+    }
+    dats_.push_back({on.index, type, dim, view, std::move(name), make, std::move(kept)});
+    return static_cast<int>(dats_.size()) - 1;
   }
 
  private:
@@ -142,9 +165,17 @@ class global_mesh {
     int dim;
     std::span<const std::byte> values;  // a view of `kept`
     std::string name;
-    std::any (*make)(const Set&, std::vector<std::byte>, const std::string&);
+    std::any (*make)(const Set&, std::vector<std::byte>, const std::string&, int dim);
     std::shared_ptr<const void> kept;
   };
+  // A runtime-typed dat's storage on its distributed set, from the values that arrived.
+  template <class T>
+  static std::any make_array(const Set& s, std::vector<std::byte> bytes, const std::string& n, int dim) {
+    auto state = parloop::detail::make_dat_state(s, detail::values_of<T>(bytes), n, dim);
+    // Halo values came from the mesh: current.
+    state->halo_current = true;
+    return any_array{state, &state->array};
+  }
   // Moves `values` where `holder` keeps them, and returns a view of them.
   template <class T>
   static std::span<const T> keep(std::vector<T> values, std::shared_ptr<const void>& holder) {
@@ -314,7 +345,7 @@ class distributed_mesh {
         parloop::detail::gather_rows(in_order.data(), mine_values.data(), width, order);
         mine_values = std::move(in_order);
       }
-      dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name));
+      dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name, d.dim));
     }
   }
 
@@ -324,6 +355,8 @@ class distributed_mesh {
   Dat<T, Dim> operator[](dat_id<T, Dim> d) const {
     return std::any_cast<Dat<T, Dim>>(dats_.at(static_cast<std::size_t>(d.index)));
   }
+  // The storage of a dat declared with its type at run time (global_mesh's dat returning an int).
+  any_array array(int d) const { return std::any_cast<any_array>(dats_.at(static_cast<std::size_t>(d))); }
   MPI_Comm comm() const { return link_->comm(); }
 
  private:

@@ -31,11 +31,23 @@ inline std::string name_or(const char* name, std::string_view what, std::size_t 
   return name != nullptr && *name != '\0' ? std::string(name) : fmt::format("{}{}", what, number);
 }
 
+// Over MPI the mesh is declared, then distributed once: what is declared afterwards would have no
+// share on the ranks.
+inline void refuse_after_partition(const program& p, std::string_view call, const std::string& name) {
+  if (p.mpi && p.mpi->partitioned()) {
+    throw argument_error(fmt::format("{} '{}' after op_partition: over MPI every set and map is declared before it",
+                                     call, name));
+  }
+}
+
 inline op_set_core* decl_set(int size, const char* name) {
   program& p = program::current("op_decl_set");
   const std::string called = name_or(name, "set", p.sets.size());
   if (size < 0) throw argument_error(fmt::format("op_decl_set '{}': the size is {}, below 0", called, size));
+  refuse_after_partition(p, "op_decl_set", called);
+  // Over MPI, until op_partition, a set of this rank's block.
   p.sets.push_back(std::make_unique<op_set_core>(static_cast<int>(p.sets.size()), Set(p.runtime, size, called)));
+  if (p.mpi) p.mpi->declare_set(*p.sets.back());
   return p.sets.back().get();
 }
 
@@ -63,9 +75,14 @@ op_map_core* decl_map(op_set_core* from, op_set_core* to, int dim, const I* valu
     }
     given[i] = static_cast<int>(values[i]);
   }
-  Map m(from->set, to->set, dim, std::span<const index_t>(given), called);
+  refuse_after_partition(p, "op_decl_map", called);
+  // Over MPI the values are global numbers: the map is made, and checked, when op_partition
+  // distributes the mesh.
+  std::optional<Map> m;
+  if (!p.mpi) m.emplace(from->set, to->set, dim, std::span<const index_t>(given), called);
   p.maps.push_back(std::make_unique<op_map_core>(static_cast<int>(p.maps.size()), from, to, dim, std::move(given),
-                                                 std::move(m)));
+                                                 std::move(m), called));
+  if (p.mpi) p.mpi->declare_map(*p.maps.back());
   return p.maps.back().get();
 }
 
@@ -90,11 +107,18 @@ op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data
   check_set(set, call, "");
   if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}; a dat has at least one value per element", call, dim));
   const scalar_type t = dat_scalar<T>(type, call);
-  const std::size_t count = static_cast<std::size_t>(set->size) * static_cast<std::size_t>(dim);
+  if (p.mpi && p.mpi->partitioned() && data != nullptr) {
+    throw argument_error(fmt::format("{}: values after op_partition: over MPI a dat with values is declared before it "
+                                     "(a temporary, or one without values, after it starts at zero)",
+                                     call));
+  }
+  const std::size_t count = static_cast<std::size_t>(set->set.size()) * static_cast<std::size_t>(dim);
   // Without data (a temporary's, or null) the values start at zero.
-  global_storage made = make_array(p.runtime, set->set, t, reinterpret_cast<const std::byte*>(data), count, called, dim);
+  const auto* bytes = reinterpret_cast<const std::byte*>(data);
+  global_storage made = make_array(p.runtime, set->set, t, bytes, count, called, dim);
   p.dats.push_back(std::make_unique<op_dat_core>(static_cast<int>(p.dats.size()), set, dim, t, type, made.owner,
                                                  *made.array, temporary));
+  if (p.mpi && !p.mpi->partitioned()) p.mpi->declare_dat(*p.dats.back(), bytes);
   return p.dats.back().get();
 }
 
@@ -123,23 +147,33 @@ inline const std::byte* user_values(op_dat_core& d) {
 }
 
 // Copies elements [low, high] of the dat into `out`.
+// Over MPI, `whole` numbers [low, high] in the whole set (op_fetch_data_idx), else in this
+// rank's declared block (op_fetch_data).
 template <class T>
-void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call) {
+void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call, bool whole = false) {
   check_dat(d, call);
   if constexpr (constexpr std::optional<scalar_type> data = scalar_of_data<T>(); data.has_value()) {
     if (*data != d->scalar) {
       throw data_error(fmt::format("{}: dat '{}' holds {}, read into {}", call, d->name_text, d->type_text, type_name(*data)));
     }
   }
-  if (low < 0 || high >= d->set->size || low > high + 1) {
+  const int elements = whole ? global_size(d->set) : d->set->size;
+  if (low < 0 || high >= elements || low > high + 1) {
     throw argument_error(fmt::format("{}: elements [{}, {}] of dat '{}', whose set '{}' has {}", call, low, high,
-                                     d->name_text, d->set->name_text, d->set->size));
+                                     d->name_text, d->set->name_text, elements));
   }
   if (out == nullptr && high >= low) throw argument_error(fmt::format("{}: the buffer for dat '{}' is null", call, d->name_text));
   const std::size_t row = static_cast<std::size_t>(d->size);
-  if (high >= low) {
-    std::memcpy(out, user_values(*d) + static_cast<std::size_t>(low) * row, static_cast<std::size_t>(high - low + 1) * row);
+  if (high < low) return;
+  program& p = program::current(call);
+  if (p.mpi && p.mpi->partitioned()) {
+    // op_fetch_data: this rank's declared block; op_fetch_data_idx: elements of the whole set.
+    const std::vector<std::byte> all = p.mpi->gathered(*d);
+    const std::size_t first = whole ? static_cast<std::size_t>(low) : p.mpi->block_start(*d->set) + static_cast<std::size_t>(low);
+    std::memcpy(out, all.data() + first * row, static_cast<std::size_t>(high - low + 1) * row);
+    return;
   }
+  std::memcpy(out, user_values(*d) + static_cast<std::size_t>(low) * row, static_cast<std::size_t>(high - low + 1) * row);
 }
 
 // The declaration of each constant a kernel's source names, for device code: the value as a

@@ -19,6 +19,13 @@ inline bool& errors_thrown() {
 }
 inline void throw_errors(bool on) { errors_thrown() = on; }
 
+// How the program ends after an error: over MPI, the whole job (op2/distributed.hpp sets it), so
+// that no rank waits for the one that stopped.
+inline void (*&on_fatal_error())() {
+  static void (*ends)() = nullptr;
+  return ends;
+}
+
 template <class F>
 decltype(auto) guarded(F&& f) {
   try {
@@ -27,6 +34,7 @@ decltype(auto) guarded(F&& f) {
     if (errors_thrown()) throw;
     std::fflush(stdout);
     std::fprintf(stderr, "%s\n", e.what());
+    if (on_fatal_error() != nullptr) on_fatal_error()();
     std::exit(1);
   }
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,10 @@ struct op_set_core {
 };
 
 struct op_map_core {
-  op_map_core(int number, op_set_core* source, op_set_core* target, int arity, std::vector<int> given, Map m)
+  op_map_core(int number, op_set_core* source, op_set_core* target, int arity, std::vector<int> given,
+              std::optional<Map> m, std::string called)
       : index(number), from(source), to(target), dim(arity), values(std::move(given)), parloop_map(std::move(m)),
-        name_text(parloop_map.name()) {
+        name_text(std::move(called)) {
     map = values.data();
     name = name_text.c_str();
   }
@@ -44,9 +46,10 @@ struct op_map_core {
   int dim;
   int* map;
   const char* name;
-  // parloop's.
+  // parloop's. Over MPI, the map exists once op_partition has distributed the mesh (its values
+  // are global numbers until then).
   std::vector<int> values;
-  Map parloop_map;
+  std::optional<Map> parloop_map;
   std::string name_text;
 };
 

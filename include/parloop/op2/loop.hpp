@@ -42,6 +42,9 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   // Named only when something is wrong: a time step runs its loops each time.
   const auto loop = [&] { return fmt::format("op_par_loop '{}'", name != nullptr ? name : kernel); };
   if (set == nullptr) throw argument_error(loop() + ": the set is null");
+  if (p.mpi && !p.mpi->partitioned()) {
+    throw argument_error(loop() + ": over MPI the mesh is distributed by op_partition before the first loop");
+  }
   std::array<detail::arg_view, detail::max_loop_args> kept;
   if (args.size() > kept.size()) throw argument_error(fmt::format("{}: more than {} arguments", loop(), kept.size()));
   std::array<int, detail::max_loop_args> view_at{};  // -1 for op_arg_info, which has no view

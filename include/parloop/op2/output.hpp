@@ -59,15 +59,31 @@ class whole_file {
   std::FILE* file_;
 };
 
+// The dat's values in the user's numbering, all of them (over MPI, gathered from the ranks: every
+// rank takes part, the root writes).
+inline std::vector<std::byte> whole_dat(op_dat_core& d, int& elements) {
+  program& p = program::current("op_print_dat");
+  if (p.mpi && p.mpi->partitioned()) {
+    elements = p.mpi->global_size(*d.set);
+    return p.mpi->gathered(d);
+  }
+  elements = d.set->size;
+  const std::byte* values = user_values(d);
+  return {values, values + static_cast<std::size_t>(elements) * static_cast<std::size_t>(d.size)};
+}
+
 // OP2's text format: "<elements> <dim>", then one line per element.
 inline void print_dat_to_txtfile(op_dat_core* d, const char* file) {
   constexpr std::string_view call = "op_print_dat_to_txtfile";
   check_dat(d, call);
   if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
-  const std::byte* values = user_values(*d);
-  std::string text = fmt::format("{} {}\n", d->set->size, d->dim);
+  int elements = 0;
+  const std::vector<std::byte> all = whole_dat(*d, elements);
+  if (!is_root()) return;
+  const std::byte* values = all.data();
+  std::string text = fmt::format("{} {}\n", elements, d->dim);
   const std::size_t scalar = scalar_bytes(d->scalar);
-  for (int e = 0; e < d->set->size; ++e) {
+  for (int e = 0; e < elements; ++e) {
     for (int k = 0; k < d->dim; ++k) {
       const std::byte* at = values + (static_cast<std::size_t>(e) * static_cast<std::size_t>(d->dim) + static_cast<std::size_t>(k)) * scalar;
       char buffer[64];
@@ -111,11 +127,13 @@ inline void print_dat_to_binfile(op_dat_core* d, const char* file) {
   constexpr std::string_view call = "op_print_dat_to_binfile";
   check_dat(d, call);
   if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
-  const std::byte* values = user_values(*d);
+  int elements = 0;
+  const std::vector<std::byte> all = whole_dat(*d, elements);
+  if (!is_root()) return;
   whole_file out(file, "wb", call);
-  const int head[2] = {d->set->size, d->dim};
+  const int head[2] = {elements, d->dim};
   std::fwrite(head, sizeof(int), 2, out.get());
-  std::fwrite(values, static_cast<std::size_t>(d->size), static_cast<std::size_t>(d->set->size), out.get());
+  std::fwrite(all.data(), static_cast<std::size_t>(d->size), static_cast<std::size_t>(elements), out.get());
   out.finish(call);
 }
 

@@ -18,23 +18,31 @@
 
 namespace parloop::op2 {
 
-inline void barrier() {}
+// op_timers waits for every rank, as OP2's does.
+inline void barrier() {
+  const std::unique_ptr<program>& p = program::slot();
+  if (p && p->mpi) p->mpi->barrier();
+}
 
+// Over MPI, distributes the mesh (op2/distributed.hpp says how the library and routine named are
+// taken); in one process, says there is nothing to partition.
 inline void partition(const char* lib, const char* routine, op_set_core* prime_set, op_map_core* prime_map,
                       op_dat_core* coords) {
-  (void)prime_set;
-  (void)prime_map;
-  (void)coords;
-  const program& p = program::current("op_partition");
-  if (p.ranks == 1 && p.rank == 0) {
-    std::printf("op_partition: one process, nothing to partition (%s %s asked)\n", lib != nullptr ? lib : "(null)",
-                routine != nullptr ? routine : "(null)");
+  program& p = program::current("op_partition");
+  if (p.mpi) {
+    if (p.mpi->partitioned()) throw argument_error("op_partition: called twice");
+    p.mpi->partition(p, lib, routine, prime_set, prime_map, coords);
+    return;
   }
+  std::printf("op_partition: one process, nothing to partition (%s %s asked)\n", lib != nullptr ? lib : "(null)",
+              routine != nullptr ? routine : "(null)");
 }
 
 inline void renumber_from(op_map_core* base) {
   program& p = program::current("op_renumber");
   if (base == nullptr) throw argument_error("op_renumber: the map is null");
+  // Over MPI each rank orders its own share when op_partition distributes the mesh.
+  if (p.mpi) return;
   renumber(base->to->set);
   p.ordered = true;
 }
@@ -44,6 +52,8 @@ inline void renumber_from(op_map_core* base) {
 inline void order_mesh(program& p) {
   if (p.ordered) return;
   p.ordered = true;
+  // Over MPI each rank ordered its own share when op_partition distributed the mesh.
+  if (p.mpi) return;
   if (p.maps.empty() || !detail::switch_from_environment("PARLOOP_OP2_RENUMBER", true,
                                                           "the sets are renumbered for locality before the first loop",
                                                           "the sets keep the order they were declared in")) {

@@ -75,6 +75,38 @@ inline global_storage make_array(const Runtime& rt, const std::optional<Set>& on
   throw data_error(fmt::format("'{}': parloop's dats and globals hold no bool", name));
 }
 
+class program;
+
+// An OP2 application over MPI ranks (op_lib_mpi.h installs it: op2/distributed.hpp): each rank
+// declares its block of every set, with maps in global numbers, and op_partition distributes
+// them. Without it, the application runs in one process.
+class distribution {
+ public:
+  virtual ~distribution() = default;
+  // At op_init, before the runtime opens: MPI started where the application has not; rank, ranks.
+  virtual std::pair<int, int> start() = 0;
+  virtual void declare_set(const op_set_core& s) = 0;
+  virtual void declare_map(const op_map_core& m) = 0;
+  virtual void declare_dat(const op_dat_core& d, const std::byte* values) = 0;
+  // op_partition: distributes what was declared and puts each handle on its share.
+  virtual void partition(program& p, const char* lib, const char* routine, op_set_core* prime_set,
+                         op_map_core* prime_map, op_dat_core* coords) = 0;
+  virtual bool partitioned() const = 0;
+  // The dat's values in global numbering, on every rank; this rank's declared block of them.
+  virtual std::vector<std::byte> gathered(op_dat_core& d) = 0;
+  virtual std::size_t block_start(const op_set_core& s) const = 0;
+  virtual int global_size(const op_set_core& s) const = 0;
+  virtual void barrier() = 0;
+  // At op_exit: MPI finished where start() began it.
+  virtual void finish() = 0;
+};
+
+// What makes the distribution, where op_lib_mpi.h was included.
+inline std::unique_ptr<distribution> (*&distribution_maker())() {
+  static std::unique_ptr<distribution> (*made)() = nullptr;
+  return made;
+}
+
 class program {
  public:
   program(Runtime rt, int diagnostics) : runtime(std::move(rt)), diags(diagnostics) {}
@@ -104,9 +136,10 @@ class program {
   // making a string.
   std::map<std::pair<const char*, const char*>, kernel_record*> sites;
   std::map<std::tuple<const void*, scalar_type, int>, global_storage> globals;
-  // This process's rank among the application's, and how many there are.
+  // This process's rank among the application's, and how many there are; over MPI, how.
   int rank = 0;
   int ranks = 1;
+  std::unique_ptr<distribution> mpi;
   // Whether the mesh was renumbered for locality, at the first loop (op2/loop.hpp).
   bool ordered = false;
 };
@@ -117,15 +150,32 @@ inline constexpr bool never = false;
 
 inline void init(int diags) {
   if (program::slot()) throw argument_error("op_init: called twice (op_exit ends the first)");
+  std::unique_ptr<distribution> mpi;
+  std::pair<int, int> place{0, 1};
+  if (distribution_maker() != nullptr) {
+    mpi = distribution_maker()();
+    place = mpi->start();
+  }
+  // Over MPI the runtime opens once MPI has started: each rank takes the device of its local rank.
   program::slot() = std::make_unique<program>(Runtime::open(), diags);
+  program::slot()->rank = place.first;
+  program::slot()->ranks = place.second;
+  program::slot()->mpi = std::move(mpi);
 }
 
-// Frees everything the application declared, as OP2's op_exit does.
-inline void exit_program() { program::slot().reset(); }
+// Frees everything the application declared, as OP2's op_exit does; over MPI, then finishes it.
+inline void exit_program() {
+  std::unique_ptr<program>& p = program::slot();
+  if (!p) return;
+  std::unique_ptr<distribution> mpi = std::move(p->mpi);
+  p.reset();
+  if (mpi) mpi->finish();
+}
 
 inline int global_size(const op_set_core* s) {
   if (s == nullptr) throw argument_error("op_get_size: the set is null");
-  return static_cast<int>(s->set.global_size());
+  const program& p = program::current("op_get_size");
+  return p.mpi ? p.mpi->global_size(*s) : static_cast<int>(s->set.global_size());
 }
 
 // Whether this process prints: one of several ranks does.

@@ -13,6 +13,7 @@
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/dat.hpp"
+#include "parloop/core/distribution.hpp"
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
@@ -68,8 +69,10 @@ inline access access_of(int acc) {
 // Each element's own number in the user's numbering: what op_arg_idx passes.
 inline detail::array_state<int>& numbers_of(op_set_core& s) {
   if (!s.numbers) {
-    std::vector<int> own(static_cast<std::size_t>(s.size));
-    for (int i = 0; i < s.size; ++i) own[static_cast<std::size_t>(i)] = i;
+    // On a distributed set, each local element's global number (the declared blocks' order).
+    const detail::set_distribution* d = s.set.distribution();
+    std::vector<int> own(static_cast<std::size_t>(s.set.size()));
+    for (std::size_t i = 0; i < own.size(); ++i) own[i] = d != nullptr ? d->global[i] : static_cast<int>(i);
     s.numbers = detail::make_dat_state(s.set, std::move(own), s.name_text + "_numbers", 1);
   }
   return *s.numbers;
@@ -94,7 +97,7 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
   }
   if (a.argtype == idx_arg) {
     detail::array_state<int>& numbers = numbers_of(a.map == nullptr ? set : *a.map->to);
-    detail::map_state* m = a.map == nullptr ? nullptr : &a.map->parloop_map.state();
+    detail::map_state* m = a.map == nullptr ? nullptr : &a.map->parloop_map->state();
     return {&numbers.array, &numbers, m, access::read, m ? arg_kind::indirect : arg_kind::direct, std::max(a.idx, 0),
             scalar_type::int32, 1};
   }
@@ -114,7 +117,7 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
                                      a.map->name_text, a.map->from->name_text, set.name_text));
   }
   const arg_kind kind = a.map == nullptr ? arg_kind::direct : a.idx < -1 ? arg_kind::whole_map : arg_kind::indirect;
-  return {a.dat->array, a.dat->state.get(), a.map ? &a.map->parloop_map.state() : nullptr, access_of(a.acc), kind,
+  return {a.dat->array, a.dat->state.get(), a.map ? &a.map->parloop_map->state() : nullptr, access_of(a.acc), kind,
           std::max(a.idx, 0), a.dat->scalar, a.dat->dim};
 }
 

@@ -33,7 +33,7 @@ inline void op_fetch_data_char(op_dat dat, char* usr_ptr) {
   parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, 0, dat != nullptr ? dat->set->size - 1 : 0, "op_fetch_data"); });
 }
 inline void op_fetch_data_idx_char(op_dat dat, char* usr_ptr, int low, int high) {
-  parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, low, high, "op_fetch_data_idx"); });
+  parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, low, high, "op_fetch_data_idx", true); });
 }
 inline void op_decl_const_char(int dim, char const* type, int size, char* data, char const* name) {
   (void)size;

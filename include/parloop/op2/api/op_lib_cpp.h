@@ -37,7 +37,7 @@ void op_fetch_data(op_dat dat, T* usr_ptr) {
 }
 template <class T>
 void op_fetch_data_idx(op_dat dat, T* usr_ptr, int low, int high) {
-  parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, low, high, "op_fetch_data_idx"); });
+  parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, low, high, "op_fetch_data_idx", true); });
 }
 
 // op_decl_const names no variable, and device kernels need its name: the macro takes it from
