@@ -20,6 +20,7 @@
 double weight, factor, offset[3];
 int shift;
 
+#include "op_profile.h"
 #include "op_seq.h"
 
 #include "accumulate.h"
@@ -258,6 +259,37 @@ TEST_CASE("op2: op_arg_info is written as elements run in order", "[op2]") {
               op_arg_gbl(&best, 1, "double", OP_MAX), op_arg_info(&at, 1, "int", 2));
   CHECK(best == 3.0);
   CHECK(at == 1);
+}
+
+TEST_CASE("op2: a map of long indices, sizes and the profile's sections", "[op2]") {
+  op2_program program;
+  mesh m(200, 4);
+  op_set cells = op_decl_set(m.cells_count, "cells"), edges = op_decl_set(m.edges_count, "edges");
+  std::vector<long long> wide(m.ecell.begin(), m.ecell.end());
+  op_map pecell = op_decl_map_long(edges, cells, 2, wide.data(), "pecell");
+  op_dat out = op_decl_dat(edges, 2, "int", static_cast<int*>(nullptr), "out");
+  op_par_loop(numbers, "numbers", edges, op_arg_idx(-1, OP_ID), op_arg_idx(1, pecell),
+              op_arg_dat(out, -1, OP_ID, 2, "int", OP_WRITE));
+  std::vector<int> got(2 * static_cast<std::size_t>(m.edges_count));
+  op_fetch_data(out, got.data());
+  for (int e = 0; e < m.edges_count; ++e) CHECK(got[2 * e + 1] == m.ecell[2 * e + 1]);
+  wide[3] = 1LL << 40;
+  CHECK_THROWS_WITH(op_decl_map_long(edges, cells, 2, wide.data(), "far"),
+                    Catch::Contains("op_decl_map 'far': entry 1 of element 1 is 1099511627776"));
+  CHECK(op_get_size(edges) == m.edges_count);
+
+  op_profile_start("app");
+  op_profile_enter("step");
+  op_profile_next("other");
+  op_profile_exit();
+  op_profile_enter("step");
+  op_profile_end();
+  CHECK_THROWS_WITH(op_profile_exit(), Catch::Contains("op_profile_exit: no section is open"));
+  const auto& sections = parloop::op2::profile::instance().sections();
+  CHECK(sections.at("app").calls == 1);
+  CHECK(sections.at("app/step").calls == 2);
+  CHECK(sections.at("app/other").calls == 1);
+  CHECK(sections.at("app").seconds >= sections.at("app/step").seconds);
 }
 
 TEST_CASE("op2: a kernel that calls printf runs", "[op2]") {

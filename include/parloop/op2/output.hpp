@@ -184,16 +184,18 @@ class profile {
   void end() {
     while (!open_.empty()) exit();
   }
+  struct section {
+    double seconds = 0;
+    unsigned long long calls = 0;
+  };
+  // Each section closed so far, by its path ("app/step").
+  const std::map<std::string, section>& sections() const { return sections_; }
   void output() const {
     std::printf("\n  op_profile: section, calls, seconds\n");
     for (const auto& [path, s] : sections_) std::printf("  %-40s %8llu %12.6f\n", path.c_str(), s.calls, s.seconds);
   }
 
  private:
-  struct section {
-    double seconds = 0;
-    unsigned long long calls = 0;
-  };
   struct opened {
     std::string path;
     double since;
