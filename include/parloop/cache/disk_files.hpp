@@ -65,14 +65,15 @@ inline std::optional<std::vector<unsigned char>> read_file(const std::filesystem
   return bytes;
 }
 
-// Writes `bytes` to a new temporary file in `folder`, flushes it and renames it to `target`.
-// Returns why it failed (leaving nothing behind), or no error.
+// Writes `bytes` to a new temporary file in `folder`, flushes it and renames it to `target`, a file
+// of `mode` (the cache's are this user's alone). Returns why it failed (leaving nothing behind),
+// or no error.
 inline std::error_code write_atomically(const std::filesystem::path& folder, const std::filesystem::path& target,
-                                        const std::string& bytes) {
+                                        const std::string& bytes, mode_t mode = 0600) {
   std::string name = (folder / ".tmp-XXXXXX").string();
   const int fd = ::mkstemp(name.data());
   if (fd < 0) return {errno, std::generic_category()};
-  int failure = ::fchmod(fd, 0600) == 0 ? 0 : errno;
+  int failure = ::fchmod(fd, mode) == 0 ? 0 : errno;
   for (std::size_t done = 0; failure == 0 && done < bytes.size();) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;

@@ -8,13 +8,17 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "parloop/cache/disk_files.hpp"
 #include "parloop/cache/stats.hpp"
 #include "parloop/error.hpp"
 #include "parloop/op2/declare.hpp"
@@ -25,39 +29,6 @@ namespace parloop::op2 {
 inline double wall_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-// A file written whole or not at all: into a temporary beside it, renamed at the end.
-class whole_file {
- public:
-  whole_file(std::string path, const char* mode, std::string_view call)
-      : path_(std::move(path)), part_(path_ + ".part"), file_(std::fopen(part_.c_str(), mode)) {
-    if (file_ == nullptr) {
-      throw error(fmt::format("{}: cannot write '{}': {}", call, part_, std::strerror(errno)));
-    }
-  }
-  whole_file(const whole_file&) = delete;
-  whole_file& operator=(const whole_file&) = delete;
-  ~whole_file() {
-    if (file_ != nullptr) {
-      std::fclose(file_);
-      std::remove(part_.c_str());
-    }
-  }
-  std::FILE* get() const { return file_; }
-  void finish(std::string_view call) {
-    const bool written = std::ferror(file_) == 0;
-    const bool closed = std::fclose(file_) == 0;
-    file_ = nullptr;
-    if (!written || !closed || std::rename(part_.c_str(), path_.c_str()) != 0) {
-      std::remove(part_.c_str());
-      throw error(fmt::format("{}: writing '{}' failed", call, path_));
-    }
-  }
-
- private:
-  std::string path_, part_;
-  std::FILE* file_;
-};
 
 // The dat's values in the user's numbering, all of them (over MPI, gathered from the ranks: every
 // rank takes part, the root writes).
@@ -72,15 +43,33 @@ inline std::vector<std::byte> whole_dat(op_dat_core& d, int& elements) {
   return {values, values + static_cast<std::size_t>(elements) * static_cast<std::size_t>(d.size)};
 }
 
+// Writes the file whole or not at all (the root's, over MPI), as OP2's call `call` does.
+inline void write_file(std::string_view call, const char* file, const std::string& bytes) {
+  const std::filesystem::path target(file);
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  if (const std::error_code ec = cache::detail::write_atomically(folder, target, bytes, 0644)) {
+    throw error(fmt::format("{}: cannot write '{}': {}", call, target.string(), ec.message()));
+  }
+}
+
+// What both of OP2's dat files start from: the dat checked, and all its values (over MPI every
+// rank takes part); none on a rank that does not write.
+inline std::optional<std::vector<std::byte>> dat_for_file(std::string_view call, op_dat_core* d, const char* file,
+                                                         int& elements) {
+  check_dat(d, call);
+  if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
+  std::vector<std::byte> all = whole_dat(*d, elements);
+  if (!is_root()) return std::nullopt;
+  return all;
+}
+
 // OP2's text format: "<elements> <dim>", then one line per element.
 inline void print_dat_to_txtfile(op_dat_core* d, const char* file) {
   constexpr std::string_view call = "op_print_dat_to_txtfile";
-  check_dat(d, call);
-  if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
   int elements = 0;
-  const std::vector<std::byte> all = whole_dat(*d, elements);
-  if (!is_root()) return;
-  const std::byte* values = all.data();
+  const std::optional<std::vector<std::byte>> all = dat_for_file(call, d, file, elements);
+  if (!all) return;
+  const std::byte* values = all->data();
   std::string text = fmt::format("{} {}\n", elements, d->dim);
   const std::size_t scalar = scalar_bytes(d->scalar);
   for (int e = 0; e < elements; ++e) {
@@ -117,24 +106,20 @@ inline void print_dat_to_txtfile(op_dat_core* d, const char* file) {
     }
     text += '\n';
   }
-  whole_file out(file, "w", call);
-  std::fputs(text.c_str(), out.get());
-  out.finish(call);
+  write_file(call, file, text);
 }
 
 // OP2's binary format: the element count and dim as ints, then the values.
 inline void print_dat_to_binfile(op_dat_core* d, const char* file) {
   constexpr std::string_view call = "op_print_dat_to_binfile";
-  check_dat(d, call);
-  if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
   int elements = 0;
-  const std::vector<std::byte> all = whole_dat(*d, elements);
-  if (!is_root()) return;
-  whole_file out(file, "wb", call);
+  const std::optional<std::vector<std::byte>> all = dat_for_file(call, d, file, elements);
+  if (!all) return;
   const int head[2] = {elements, d->dim};
-  std::fwrite(head, sizeof(int), 2, out.get());
-  std::fwrite(all.data(), static_cast<std::size_t>(d->size), static_cast<std::size_t>(elements), out.get());
-  out.finish(call);
+  std::string bytes(sizeof head + all->size(), '\0');
+  std::memcpy(bytes.data(), head, sizeof head);
+  if (!all->empty()) std::memcpy(bytes.data() + sizeof head, all->data(), all->size());
+  write_file(call, file, bytes);
 }
 
 inline void diagnostic_output() {
