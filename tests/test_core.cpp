@@ -3,12 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <parloop/core/any_array.hpp>
 #include <parloop/parloop.hpp>
 
 #include "fake_backend.hpp"
@@ -183,6 +186,38 @@ TEST_CASE("Global values", "[core][global]") {
   CHECK(v.values() == std::array<std::int32_t, 3>{1, 2, 3});
   v.set_values({4, 5, 6});
   CHECK(v.values()[2] == 6);
+}
+
+TEST_CASE("dats and globals of a type known at run time only", "[core][dat]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set cells(rt, 3, "cells");
+
+  const std::vector<std::int64_t> values = {7, -8, 9, 10, 11, -(std::int64_t{1} << 40)};
+  const pl::detail::any_array d =
+      pl::detail::make_any_dat(cells, pl::scalar_type::int64, reinterpret_cast<const std::byte*>(values.data()), "d", 2);
+  REQUIRE(d.values->host_bytes() != nullptr);
+  std::vector<std::int64_t> held(values.size());
+  std::memcpy(held.data(), d.values->host_bytes(), held.size() * sizeof(std::int64_t));
+  CHECK(held == values);
+  CHECK(d.owner->name == "d");
+  CHECK(d.owner->set.has_value());
+
+  // Without values: zeros, as many as the set's elements times the dimension.
+  const pl::detail::any_array z = pl::detail::make_any_dat(cells, pl::scalar_type::float32, nullptr, "z", 3);
+  std::vector<float> zeros(9, -1.0f);
+  std::memcpy(zeros.data(), z.values->host_bytes(), zeros.size() * sizeof(float));
+  CHECK(zeros == std::vector<float>(9, 0.0f));
+
+  const pl::detail::any_array g = pl::detail::make_any_global(rt, pl::scalar_type::float64, "g", 2);
+  double two[2] = {-1.0, -1.0};
+  std::memcpy(two, g.values->host_bytes(), sizeof two);
+  CHECK(two[0] == 0.0);
+  CHECK(two[1] == 0.0);
+  CHECK_FALSE(g.owner->set.has_value());
+
+  CHECK_THROWS_WITH(pl::detail::make_any_dat(cells, pl::scalar_type::boolean, nullptr, "flags", 1),
+                    Contains("dat 'flags': parloop's dats and globals hold double, float, int or long, not bool"));
+  CHECK_THROWS_AS(pl::detail::make_any_global(rt, pl::scalar_type::boolean, "flag", 1), pl::data_error);
 }
 
 TEST_CASE("A device keeps a dat of several components by components, or as the host does", "[core][validity]") {

@@ -6,8 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
+
+#include "parloop/error.hpp"
 
 namespace parloop {
 
@@ -61,6 +64,21 @@ constexpr scalar_type scalar_of() {
   else if constexpr (std::is_same_v<T, double>) return scalar_type::float64;
   else if constexpr (sizeof(T) == 4) return scalar_type::int32;
   else return scalar_type::int64;
+}
+
+// Calls f with a value of the C++ type that data of type t hold (a dat's or a global's: double,
+// float, std::int32_t or std::int64_t), where t is known at run time only; `what` names the
+// data in the error for bool, which no dat or global holds.
+template <class F>
+decltype(auto) with_data_scalar(scalar_type t, std::string_view what, F&& f) {
+  switch (t) {
+    case scalar_type::float64: return f(double{});
+    case scalar_type::float32: return f(float{});
+    case scalar_type::int32: return f(std::int32_t{});
+    case scalar_type::int64: return f(std::int64_t{});
+    case scalar_type::boolean: break;
+  }
+  throw data_error(std::string(what) + ": parloop's dats and globals hold double, float, int or long, not bool");
 }
 
 }  // namespace parloop

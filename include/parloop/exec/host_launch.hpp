@@ -73,14 +73,23 @@ void start_partial(std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
   }
 }
 
+// Combines a block's partial of a global (dim values, reduced by INC, MIN or MAX) into the
+// global's values; also for globals whose type and mode are known at run time only (OP2's API).
+template <class T>
+void combine_partial_values(T* home, const T* part, int dim, access mode) {
+  for (int k = 0; k < dim; ++k) {
+    if (mode == access::inc) home[k] = static_cast<T>(dsl::apply<ir::op::add>(home[k], part[k]));
+    else if (mode == access::min) home[k] = static_cast<T>(dsl::apply<ir::op::min>(home[k], part[k]));
+    else home[k] = static_cast<T>(dsl::apply<ir::op::max>(home[k], part[k]));
+  }
+}
+
 template <class T, int Dim, access Mode, arg_kind Kind>
 void combine_partial(const std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
   if constexpr (partial_size<arg<T, Dim, Mode, Kind>> > 0) {
     T part[Dim];
     std::memcpy(part, p, sizeof part);
-    T* home = a.data->host.data();
-    constexpr ir::op op = Mode == access::inc ? ir::op::add : Mode == access::min ? ir::op::min : ir::op::max;
-    for (int k = 0; k < Dim; ++k) home[k] = static_cast<T>(dsl::apply<op>(home[k], part[k]));
+    combine_partial_values(a.data->host.data(), part, Dim, Mode);
   }
 }
 

@@ -31,6 +31,7 @@
 #include <fmt/format.h>
 
 #include "parloop/config.hpp"
+#include "parloop/core/any_array.hpp"
 #include "parloop/core/dat.hpp"
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/map.hpp"
@@ -61,10 +62,6 @@ std::vector<T> values_of(const std::vector<std::byte>& bytes) {
 }  // namespace detail
 
 // A dat declared with its type known at run time only, distributed: its storage.
-struct any_array {
-  std::shared_ptr<parloop::detail::array_base> owner;
-  parloop::detail::mirrored_array* values;
-};
 
 // Handles of what a global_mesh declares.
 struct set_id {
@@ -117,7 +114,7 @@ class global_mesh {
     std::shared_ptr<const void> kept;
     const std::span<const T> view = keep(std::move(values), kept);
     dats_.push_back({on.index, scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
-                     [](const Set& s, std::vector<std::byte> bytes, const std::string& n, int) -> std::any {
+                     [](const Set& s, scalar_type, std::vector<std::byte> bytes, const std::string& n, int) -> std::any {
                        Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
                        // Halo values came from the mesh: current.
                        d.state().halo_current = true;
@@ -136,15 +133,8 @@ class global_mesh {
     check_set(on, name);
     std::shared_ptr<const void> kept;
     const std::span<const std::byte> view = keep(std::move(values), kept);
-    std::any (*make)(const Set&, std::vector<std::byte>, const std::string&, int) = nullptr;
-    switch (type) {
-      case scalar_type::float64: make = &make_array<double>; break;
-      case scalar_type::float32: make = &make_array<float>; break;
-      case scalar_type::int32: make = &make_array<std::int32_t>; break;
-      case scalar_type::int64: make = &make_array<std::int64_t>; break;
-      case scalar_type::boolean: throw argument_error(fmt::format("global mesh: dat '{}' of bool", name));
-    }
-    dats_.push_back({on.index, type, dim, view, std::move(name), make, std::move(kept)});
+    with_data_scalar(type, fmt::format("global mesh: dat '{}'", name), [](auto) {});
+    dats_.push_back({on.index, type, dim, view, std::move(name), &make_any, std::move(kept)});
     return static_cast<int>(dats_.size()) - 1;
   }
 
@@ -165,16 +155,15 @@ class global_mesh {
     int dim;
     std::span<const std::byte> values;  // a view of `kept`
     std::string name;
-    std::any (*make)(const Set&, std::vector<std::byte>, const std::string&, int dim);
+    std::any (*make)(const Set&, scalar_type, std::vector<std::byte>, const std::string&, int dim);
     std::shared_ptr<const void> kept;
   };
   // A runtime-typed dat's storage on its distributed set, from the values that arrived.
-  template <class T>
-  static std::any make_array(const Set& s, std::vector<std::byte> bytes, const std::string& n, int dim) {
-    auto state = parloop::detail::make_dat_state(s, detail::values_of<T>(bytes), n, dim);
+  static std::any make_any(const Set& s, scalar_type type, std::vector<std::byte> bytes, const std::string& n, int dim) {
+    parloop::detail::any_array a = parloop::detail::make_any_dat(s, type, bytes.empty() ? nullptr : bytes.data(), n, dim);
     // Halo values came from the mesh: current.
-    state->halo_current = true;
-    return any_array{state, &state->array};
+    a.owner->halo_current = true;
+    return a;
   }
   // Moves `values` where `holder` keeps them, and returns a view of them.
   template <class T>
@@ -345,7 +334,7 @@ class distributed_mesh {
         parloop::detail::gather_rows(in_order.data(), mine_values.data(), width, order);
         mine_values = std::move(in_order);
       }
-      dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], std::move(mine_values), d.name, d.dim));
+      dats_.push_back(d.make(sets_[static_cast<std::size_t>(d.set)], d.type, std::move(mine_values), d.name, d.dim));
     }
   }
 
@@ -356,7 +345,7 @@ class distributed_mesh {
     return std::any_cast<Dat<T, Dim>>(dats_.at(static_cast<std::size_t>(d.index)));
   }
   // The storage of a dat declared with its type at run time (global_mesh's dat returning an int).
-  any_array array(int d) const { return std::any_cast<any_array>(dats_.at(static_cast<std::size_t>(d))); }
+  parloop::detail::any_array array(int d) const { return std::any_cast<parloop::detail::any_array>(dats_.at(static_cast<std::size_t>(d))); }
   MPI_Comm comm() const { return link_->comm(); }
 
  private:

@@ -44,7 +44,7 @@ struct op_arg {
   int opt = 1;
   // parloop's: the value type, and a global's storage on the runtime.
   scalar_type scalar = scalar_type::float64;
-  global_storage* global = nullptr;
+  detail::any_array* global = nullptr;
 };
 
 // An argument whose data C++ knows the type of (a global's, an index's): op_par_loop checks it
@@ -99,10 +99,10 @@ inline op_arg arg_dat(int opt, op_dat_core* dat, int idx, op_map_core* map, int 
 }
 
 // The storage of the user's variable `data` as a global of `dim` values of type t.
-inline global_storage* global_of(const void* data, scalar_type t, int dim) {
+inline detail::any_array* global_of(const void* data, scalar_type t, int dim) {
   program& p = program::current("op_arg_gbl");
   auto [at, made] = p.globals.try_emplace({data, t, dim});
-  if (made) at->second = make_array(p.runtime, std::nullopt, t, nullptr, static_cast<std::size_t>(dim), "op_arg_gbl", dim);
+  if (made) at->second = detail::make_any_global(p.runtime, t, "op_arg_gbl", dim);
   return &at->second;
 }
 

@@ -112,12 +112,11 @@ op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data
                                      "(a temporary, or one without values, after it starts at zero)",
                                      call));
   }
-  const std::size_t count = static_cast<std::size_t>(set->set.size()) * static_cast<std::size_t>(dim);
   // Without data (a temporary's, or null) the values start at zero.
   const auto* bytes = reinterpret_cast<const std::byte*>(data);
-  global_storage made = make_array(p.runtime, set->set, t, bytes, count, called, dim);
+  const detail::any_array made = detail::make_any_dat(set->set, t, bytes, called, dim);
   p.dats.push_back(std::make_unique<op_dat_core>(static_cast<int>(p.dats.size()), set, dim, t, type, made.owner,
-                                                 *made.array, temporary));
+                                                 *made.values, temporary));
   if (p.mpi && !p.mpi->partitioned()) p.mpi->declare_dat(*p.dats.back(), bytes);
   return p.dats.back().get();
 }

@@ -79,7 +79,7 @@ class mpi_distribution final : public distribution {
     for (const auto& d : p.dats) {
       const auto at = dats_.find(d.get());
       if (at == dats_.end()) continue;
-      const mpi::any_array a = mine_->array(at->second);
+      const detail::any_array a = mine_->array(at->second);
       d->state = a.owner;
       d->array = a.values;
     }

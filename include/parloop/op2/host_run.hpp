@@ -5,7 +5,6 @@
 // sequential library calls it.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -15,6 +14,8 @@
 #include "parloop/core/arg.hpp"
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/range.hpp"
+#include "parloop/core/scalar_type.hpp"
+#include "parloop/exec/host_launch.hpp"
 #include "parloop/op2/args.hpp"
 
 namespace parloop::op2 {
@@ -37,31 +38,10 @@ inline std::size_t partial_size(const detail::arg_view& v) {
   return (static_cast<std::size_t>(v.dim) * scalar_bytes(v.type) + 7) / 8 * 8;
 }
 
-template <class T>
-void combine_values(T* home, const T* part, int dim, access mode) {
-  for (int k = 0; k < dim; ++k) {
-    if (mode == access::inc) home[k] += part[k];
-    else if (mode == access::min) home[k] = std::min(home[k], part[k]);
-    else home[k] = std::max(home[k], part[k]);
-  }
-}
-
 inline void combine_partial(std::byte* home, const std::byte* part, const detail::arg_view& v) {
-  switch (v.type) {
-    case scalar_type::float64:
-      combine_values(reinterpret_cast<double*>(home), reinterpret_cast<const double*>(part), v.dim, v.mode);
-      break;
-    case scalar_type::float32:
-      combine_values(reinterpret_cast<float*>(home), reinterpret_cast<const float*>(part), v.dim, v.mode);
-      break;
-    case scalar_type::int32:
-      combine_values(reinterpret_cast<std::int32_t*>(home), reinterpret_cast<const std::int32_t*>(part), v.dim, v.mode);
-      break;
-    case scalar_type::int64:
-      combine_values(reinterpret_cast<std::int64_t*>(home), reinterpret_cast<const std::int64_t*>(part), v.dim, v.mode);
-      break;
-    case scalar_type::boolean: break;
-  }
+  with_data_scalar(v.type, "op_arg_gbl", [&]<class T>(T) {
+    detail::combine_partial_values(reinterpret_cast<T*>(home), reinterpret_cast<const T*>(part), v.dim, v.mode);
+  });
 }
 
 // The loop's arguments as the host runs them: `views` holds the views of those that have one

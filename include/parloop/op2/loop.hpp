@@ -68,8 +68,8 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   // Globals start from the user's variables, as OP2's kernels update those in place.
   for (const op_arg* a : args) {
     if (a->argtype != gbl_arg || a->opt == 0) continue;
-    std::memcpy(a->global->array->host_bytes(), a->data, static_cast<std::size_t>(a->size));
-    a->global->array->host_overwritten();
+    std::memcpy(a->global->values->host_bytes(), a->data, static_cast<std::size_t>(a->size));
+    a->global->values->host_overwritten();
   }
   kernel_record& record = record_for(p, kernel, file);
 
@@ -115,8 +115,8 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   for (std::size_t i = 0; i < args.size(); ++i) {
     const op_arg* a = args[i];
     if (a->argtype != gbl_arg || a->opt == 0 || a->acc == read_access) continue;
-    a->global->array->ensure_host(p.runtime.state()->memory);
-    std::memcpy(a->data, a->global->array->host_bytes(), static_cast<std::size_t>(a->size));
+    a->global->values->ensure_host(p.runtime.state()->memory);
+    std::memcpy(a->data, a->global->values->host_bytes(), static_cast<std::size_t>(a->size));
   }
 }
 

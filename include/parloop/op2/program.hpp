@@ -18,8 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "parloop/core/array_state.hpp"
-#include "parloop/core/dat.hpp"
+#include "parloop/core/any_array.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
@@ -46,34 +45,6 @@ struct kernel_record {
   std::uint64_t constants_version = 0;
   std::unique_ptr<detail::kernel_cache> cache;
 };
-
-// A global's storage on the runtime for one user variable (op_arg_gbl's pointer), of one type and
-// dimension: made once, so that a loop in a time step allocates nothing.
-struct global_storage {
-  std::shared_ptr<detail::array_base> owner;
-  detail::mirrored_array* array;
-};
-
-// Storage for `values` of a type known at run time: a dat's on `on`, else a global's.
-inline global_storage make_array(const Runtime& rt, const std::optional<Set>& on, scalar_type t, const std::byte* values,
-                                 std::size_t count, std::string name, int dim) {
-  const auto made = [&]<class T>(T) -> global_storage {
-    std::vector<T> init(count);
-    if (values != nullptr && count > 0) std::memcpy(init.data(), values, count * sizeof(T));
-    std::shared_ptr<detail::array_state<T>> s =
-        on ? detail::make_dat_state(*on, std::move(init), std::move(name), dim)
-           : std::make_shared<detail::array_state<T>>(rt, std::nullopt, std::move(init), std::move(name), dim);
-    return {s, &s->array};
-  };
-  switch (t) {
-    case scalar_type::float64: return made(double{});
-    case scalar_type::float32: return made(float{});
-    case scalar_type::int32: return made(std::int32_t{});
-    case scalar_type::int64: return made(std::int64_t{});
-    case scalar_type::boolean: break;
-  }
-  throw data_error(fmt::format("'{}': parloop's dats and globals hold no bool", name));
-}
 
 class program;
 
@@ -135,7 +106,9 @@ class program {
   // The same by the call's own strings (op_par_loop's macro passes literals): found without
   // making a string.
   std::map<std::pair<const char*, const char*>, kernel_record*> sites;
-  std::map<std::tuple<const void*, scalar_type, int>, global_storage> globals;
+  // A global's storage for each user variable (op_arg_gbl's pointer), of one type and dimension:
+  // made once, so that a loop in a time step allocates nothing.
+  std::map<std::tuple<const void*, scalar_type, int>, detail::any_array> globals;
   // This process's rank among the application's, and how many there are; over MPI, how.
   int rank = 0;
   int ranks = 1;

@@ -103,9 +103,9 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
   }
   if (a.argtype == gbl_arg || a.opt == 0) {
     // An optional argument left out gets zeros the kernel must not use, as OP2's gets no values.
-    global_storage* g = a.global;
+    detail::any_array* g = a.global;
     if (a.opt == 0) g = global_of(nullptr, a.scalar, std::max(a.dim, 1));
-    return {g->array, g->owner.get(), nullptr, a.opt == 0 ? access::read : access_of(a.acc), arg_kind::global, 0,
+    return {g->values, g->owner.get(), nullptr, a.opt == 0 ? access::read : access_of(a.acc), arg_kind::global, 0,
             a.scalar, std::max(a.dim, 1)};
   }
   if (a.map == nullptr && a.dat->set != &set) {
