@@ -386,7 +386,7 @@ TEST_CASE("loops over ever new ranges keep a bounded number of colourings, the m
   pl::Dat<double> r(cells);
   const auto colors_of = [&](pl::range range) {
     const std::array views{pl::detail::view_of(w(pl::READ)), pl::detail::view_of(r(pl::INC, e2c))};
-    return pl::detail::kept_for("shifting_spread", range, 0, pl::detail::kept_kind::element_colors, views).colors;
+    return pl::detail::kept_for("shifting_spread", range, 0, pl::detail::kept_kind::element_colors, views, nullptr).colors;
   };
   const std::shared_ptr<pl::detail::coloring> first = colors_of(fixed), early = colors_of(pl::range{1, 1 + width});
   for (int i = 2; i <= loops; ++i) {

@@ -16,10 +16,12 @@
 #include <stdlib.h>  // mkdtemp, setenv
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -124,21 +126,26 @@ results run_loops(const pl::Runtime& rt, handles& h) {
           p_sum.value()};
 }
 
-results serial(const mesh_data& d) {
-  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+// The whole mesh in one process.
+handles whole_mesh(const pl::Runtime& rt, const mesh_data& d) {
   const auto& m = d.m;
   const pl::Set cells(rt, m.sizes[0], "cells"), edges(rt, m.sizes[1], "edges"), nodes(rt, m.sizes[2], "nodes");
-  handles h{cells,
-            edges,
-            nodes,
-            pl::Map(edges, cells, 2, m.edge_cells, "edge_cells"),
-            pl::Map(edges, nodes, 2, m.edge_nodes, "edge_nodes"),
-            pl::Map(cells, nodes, 3, m.cell_nodes, "cell_nodes"),
-            pl::Dat<i64>(nodes, d.node_values, "u"),
-            pl::Dat<i64>(cells, d.cell_values, "q"),
-            pl::Dat<i64>(cells, "res"),
-            pl::Dat<double, 2>(nodes, d.node_pairs, "p"),
-            pl::Dat<i64>(edges, d.edge_values, "w")};
+  return {cells,
+          edges,
+          nodes,
+          pl::Map(edges, cells, 2, m.edge_cells, "edge_cells"),
+          pl::Map(edges, nodes, 2, m.edge_nodes, "edge_nodes"),
+          pl::Map(cells, nodes, 3, m.cell_nodes, "cell_nodes"),
+          pl::Dat<i64>(nodes, d.node_values, "u"),
+          pl::Dat<i64>(cells, d.cell_values, "q"),
+          pl::Dat<i64>(cells, "res"),
+          pl::Dat<double, 2>(nodes, d.node_pairs, "p"),
+          pl::Dat<i64>(edges, d.edge_values, "w")};
+}
+
+results serial(const mesh_data& d) {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  handles h = whole_mesh(rt, d);
   results r = run_loops(rt, h);
   r.u.assign(h.u.host().begin(), h.u.host().end());
   r.q.assign(h.q.host().begin(), h.q.host().end());
@@ -320,6 +327,80 @@ TEST_CASE("a mesh given rank by rank, each rank its block, gives the serial valu
       {"by coordinates", pm::partitioning::by_coordinates(decl.centres), pm::local_order::global},
       {"by the owners each rank gives for its block", pm::partitioning::by_owners(decl.cells, my_owners)}};
   check_partitionings(decl, ways, expected);
+}
+
+namespace {
+// The elements whose number in `numbers` (an element's global number, or itself) is even.
+std::vector<pl::index_t> even_numbered(std::span<const pl::index_t> numbers) {
+  std::vector<pl::index_t> out;
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    if (numbers[i] % 2 == 0) out.push_back(static_cast<pl::index_t>(i));
+  }
+  return out;
+}
+
+// Loops over the edges and cells of even global number: increments through a map (whose exec
+// halo runs), a direct update reading through a map, a sum and a minimum. Returns the
+// reductions.
+std::array<i64, 2> run_subset_loops(const pl::Runtime& rt, handles& h, const pl::Subset& edges, const pl::Subset& cells) {
+  pl::Global<i64> total(rt, 0, "total"), lowest(rt, 1000000, "lowest");
+  const auto flux = pl::kernel("subset_flux_mpi", [](auto a, auto w, auto r0, auto r1, auto t, auto lo) {
+    r0 += a * 2 + w;
+    r1 -= a;
+    t += w;
+    lo = pl::min(lo, w - a);
+  });
+  const auto bump = pl::kernel("subset_bump_mpi", [](auto q, auto u0) { q = q * 3 + u0; });
+  for (int step = 0; step < 2; ++step) {
+    pl::par_loop(flux, edges, h.u(pl::READ, h.edge_nodes, 0), h.w(pl::READ), h.res(pl::INC, h.edge_cells, 0),
+                 h.res(pl::INC, h.edge_cells, 1), total(pl::INC), lowest(pl::MIN));
+    pl::par_loop(bump, cells, h.q(pl::RW), h.u(pl::READ, h.cell_nodes, 0));
+  }
+  return {total.value(), lowest.value()};
+}
+}  // namespace
+
+TEST_CASE("loops over subsets of a distributed mesh give the serial values", "[mpi][subset]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
+  const mesh_data d;
+  const auto& m = d.m;
+  // In one process: every element's number is its global one.
+  const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+  handles serial_h = whole_mesh(host, d);
+  const auto identity = [](pl::index_t n) {
+    std::vector<pl::index_t> v(static_cast<std::size_t>(n));
+    for (pl::index_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i;
+    return v;
+  };
+  const std::array<i64, 2> want =
+      run_subset_loops(host, serial_h, pl::Subset(serial_h.edges, even_numbered(identity(m.sizes[1]))),
+                       pl::Subset(serial_h.cells, even_numbered(identity(m.sizes[0]))));
+  const std::vector<i64> want_res(serial_h.res.host().begin(), serial_h.res.host().end());
+  const std::vector<i64> want_q(serial_h.q.host().begin(), serial_h.q.host().end());
+
+  declared decl(d, rank == 0);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  INFO("rank " << rank << " of " << ranks << " on " << pl::backend_name(rt.kind()));
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  handles h{local[decl.cells],      local[decl.edges],      local[decl.nodes], local[decl.edge_cells],
+            local[decl.edge_nodes], local[decl.cell_nodes], local[decl.u],     local[decl.q],
+            local[decl.res],        local[decl.p],          local[decl.w]};
+  // Each rank's subsets: its local elements of even global number, halos included, as PyOP2's
+  // subsets of a distributed set are given.
+  const pl::Subset even_edges(h.edges, even_numbered(pm::global_numbers(h.edges)), "even edges");
+  const pl::Subset even_cells(h.cells, even_numbered(pm::global_numbers(h.cells)), "even cells");
+  // The owned parts of the ranks' subsets hold every even cell once.
+  const pl::index_t owned = even_cells.owned();
+  CHECK(owned <= even_cells.size());
+  pl::index_t all_owned = 0;
+  pm::check(MPI_Allreduce(&owned, &all_owned, 1, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  CHECK(all_owned == (m.sizes[0] + 1) / 2);
+  CHECK(run_subset_loops(rt, h, even_edges, even_cells) == want);
+  const auto res = pm::gather(h.res), q = pm::gather(h.q);
+  if (rank == 0) {
+    CHECK(res == want_res);
+    CHECK(q == want_q);
+  }
 }
 
 TEST_CASE("a global mesh keeps what it is given: temporaries' values arrive on every rank", "[mpi]") {

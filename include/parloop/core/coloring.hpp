@@ -28,7 +28,8 @@ struct combined_targets {
 };
 
 struct coloring {
-  // The range's elements, colour after colour, each colour in element order.
+  // The range's elements, colour after colour, each colour in position order (a subset's
+  // elements, over one), or the blocks of a block colouring.
   std::vector<index_t> order;
   // Colour c is order[offsets[c], offsets[c + 1]).
   std::vector<index_t> offsets;
@@ -114,40 +115,48 @@ inline std::vector<index_t> sorted_by_color(const std::vector<int>& color, const
   return order;
 }
 
-// Colours [start, end): its elements sorted by colour.
+// The element at position p of a loop: p itself, or, over a subset, its p-th element.
+inline index_t element_at(std::span<const index_t> elements, std::int64_t p) {
+  return elements.empty() ? static_cast<index_t>(p) : elements[static_cast<std::size_t>(p)];
+}
+
+// Colours [start, end) (positions in `elements`, over a subset): its elements sorted by colour.
 inline std::shared_ptr<coloring> color_elements(index_t start, index_t end, std::span<const combined_targets> through,
-                                                transfer_stats& transfers) {
+                                                transfer_stats& transfers, std::span<const index_t> elements = {}) {
   std::vector<index_t> counts, offsets;
   const std::vector<int> color = greedy_colors(
       static_cast<std::size_t>(end - start), space_sizes(through),
-      [&](std::size_t i, auto&& visit) { for_each_target(through, start + static_cast<index_t>(i), visit); }, counts);
+      [&](std::size_t i, auto&& visit) { for_each_target(through, element_at(elements, start + static_cast<std::int64_t>(i)), visit); },
+      counts);
   std::vector<index_t> order = sorted_by_color(color, counts, offsets);
-  for (index_t& e : order) e += start;
+  for (index_t& e : order) e = element_at(elements, std::int64_t{start} + e);
   return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
 }
 
-// Colours the blocks of [start, end), `block` consecutive elements each (the last may be
+// Colours the blocks of [start, end), `block` consecutive positions each (the last may be
 // shorter), so that no two blocks of one colour reach one target: each block's colour; `counts`
 // gets the blocks per colour. OP2's plan colours its blocks so, and so does the threads backend.
+// Positions are elements, or, over a subset, positions in its `elements`.
 inline std::vector<int> block_colors(index_t start, index_t end, int block, std::span<const combined_targets> through,
-                                     std::vector<index_t>& counts) {
+                                     std::vector<index_t>& counts, std::span<const index_t> elements = {}) {
   const auto blocks = static_cast<std::size_t>((std::int64_t{end} - start + block - 1) / block);
   return greedy_colors(
       blocks, space_sizes(through),
       [&](std::size_t b, auto&& visit) {
         const std::int64_t first = start + static_cast<std::int64_t>(b) * block;
         const std::int64_t last = std::min<std::int64_t>(end, first + block);
-        for (std::int64_t e = first; e < last; ++e) for_each_target(through, static_cast<index_t>(e), visit);
+        for (std::int64_t p = first; p < last; ++p) for_each_target(through, element_at(elements, p), visit);
       },
       counts);
 }
 
-// The blocks of [start, end) sorted by colour: `order` holds block numbers (block b is elements
+// The blocks of [start, end) sorted by colour: `order` holds block numbers (block b is positions
 // start + b * block onwards).
 inline std::shared_ptr<coloring> color_blocks(index_t start, index_t end, int block,
-                                              std::span<const combined_targets> through, transfer_stats& transfers) {
+                                              std::span<const combined_targets> through, transfer_stats& transfers,
+                                              std::span<const index_t> elements = {}) {
   std::vector<index_t> counts, offsets;
-  const std::vector<int> color = block_colors(start, end, block, through, counts);
+  const std::vector<int> color = block_colors(start, end, block, through, counts, elements);
   std::vector<index_t> order = sorted_by_color(color, counts, offsets);
   return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
 }

@@ -85,36 +85,42 @@ struct map_state : std::enable_shared_from_this<map_state> {
     // The elements' colouring, or the blocks' (block > 0, no plan: the threads backend's).
     std::shared_ptr<coloring> colors;
     std::shared_ptr<block_plan> plan;
+    // The subset whose positions [start, end) were coloured (subset_state::id); 0: the elements
+    // [start, end) themselves.
+    std::uint64_t subset = 0;
   };
   mutable std::vector<kept_coloring> colorings;
   mutable std::uint64_t coloring_uses = 0;
 
   // Two elements of `from` that a loop over [start, end) sends to one target through `slot`
-  // (through any slot when slot is whole_map), or nothing when every target is distinct.
-  // Whether the whole set's targets are distinct is computed once per slot and kept, since
-  // the values never change; only a map on which they are not is looked at range by range.
+  // (through any slot when slot is whole_map), or nothing when every target is distinct; over a
+  // subset, [start, end) are positions in its `elements`. Whether the whole set's targets are
+  // distinct is computed once per slot and kept, since the values never change; only a map on
+  // which they are not is looked at range by range.
   static constexpr int whole_map = -1;
   struct collision {
     index_t first, second, target;
   };
-  std::optional<collision> first_collision(int slot, index_t start, index_t end) const {
+  std::optional<collision> first_collision(int slot, index_t start, index_t end,
+                                           std::span<const index_t> elements = {}) const {
     std::atomic<signed char>& known = targets[static_cast<std::size_t>(slot + 1)];
     const signed char k = known.load(std::memory_order_relaxed);
     if (k == all_distinct) return std::nullopt;
     if (k == not_known) {
-      const std::optional<collision> c = collision_in(slot, 0, rows);
+      const std::optional<collision> c = collision_in(slot, 0, rows, {});
       known.store(c ? some_collide : all_distinct, std::memory_order_relaxed);
-      if (!c || (start == 0 && end == rows)) return c;
+      if (!c || (start == 0 && end == rows && elements.empty())) return c;
     }
-    return collision_in(slot, start, end);
+    return collision_in(slot, start, end, elements);
   }
 
  private:
-  std::optional<collision> collision_in(int slot, index_t start, index_t end) const {
+  std::optional<collision> collision_in(int slot, index_t start, index_t end, std::span<const index_t> elements) const {
     std::vector<index_t> reached_from(static_cast<std::size_t>(to.size()), -1);
     const int first_slot = slot == whole_map ? 0 : slot;
     const int last_slot = slot == whole_map ? arity - 1 : slot;
-    for (index_t e = start; e < end; ++e) {
+    for (index_t p = start; p < end; ++p) {
+      const index_t e = elements.empty() ? p : elements[static_cast<std::size_t>(p)];
       for (int j = first_slot; j <= last_slot; ++j) {
         const index_t t = values[static_cast<std::size_t>(e) * static_cast<std::size_t>(arity) + static_cast<std::size_t>(j)];
         index_t& seen = reached_from[static_cast<std::size_t>(t)];

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -34,6 +36,9 @@ struct subset_state {
 
   Set superset;
   std::string name;
+  // Names the subset among all a program makes, never reused: the colourings of loops over it
+  // are kept under it (exec/colors.hpp), and may outlive it.
+  std::uint64_t id = next_id();
   // Ascending and distinct, in the user's numbering of the superset.
   std::vector<index_t> indices;
   // The same elements in the loops' numbering of the superset, ascending, so that a loop meets
@@ -43,6 +48,11 @@ struct subset_state {
   std::shared_ptr<const std::vector<index_t>> numbered_by;
   // `elements` on a device, as a map's values are: uploaded at first use, again once renumbered.
   mirrored_array array;
+
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+  }
 
   // The elements in the superset's current numbering for loops.
   std::span<const index_t> loop_elements() {
@@ -99,6 +109,12 @@ class Subset {
   bool empty() const { return state().indices.empty(); }
   // Ascending, distinct, in the user's numbering of the superset.
   std::span<const index_t> indices() const { return state().indices; }
+  // The elements this rank owns, as Set::owned() counts a set's (the first owned() of indices();
+  // all of them unless the superset is distributed over ranks).
+  index_t owned() const {
+    const std::vector<index_t>& i = state().indices;
+    return static_cast<index_t>(std::lower_bound(i.begin(), i.end(), superset().owned()) - i.begin());
+  }
 
   friend bool operator==(const Subset& a, const Subset& b) { return a.state_ == b.state_; }
 

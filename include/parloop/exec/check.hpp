@@ -13,6 +13,7 @@
 #include "parloop/core/arg.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
+#include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::detail {
@@ -21,9 +22,9 @@ namespace parloop::detail {
 // two elements that reach one target would race on a device (one store lost) and not on the
 // host; coloured, they would run in another order than the host's. Such a loop is refused on
 // every backend.
-inline void check_distinct_targets(const std::string& where, range r, const arg_view& a) {
+inline void check_distinct_targets(const std::string& where, range r, const arg_view& a, std::span<const index_t> elements) {
   const bool whole = a.kind == arg_kind::whole_map;
-  const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot, r.start, r.end);
+  const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot, r.start, r.end, elements);
   if (!c) return;
   const std::string through =
       whole ? fmt::format("map '{}'", a.map->name) : fmt::format("slot {} of map '{}'", a.slot, a.map->name);
@@ -35,7 +36,9 @@ inline void check_distinct_targets(const std::string& where, range r, const arg_
       a.map->from.user_number(c->second), a.map->to.user_number(c->target), a.map->to.name()));
 }
 
-inline void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos, const arg_view& a) {
+// Over a subset, r is positions in `elements` (ascending): the last is the largest element.
+inline void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos, const arg_view& a,
+                      std::span<const index_t> elements) {
   const auto where = [&] { return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos); };
   const array_base& data = *a.owner;
   if (!(data.runtime == set.runtime())) {
@@ -65,23 +68,29 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
     throw argument_error(fmt::format("{}: map '{}' maps to set '{}', but dat '{}' is on set '{}'", where(), m.name,
                                      m.to.name(), data.name, data.set->name()));
   }
-  if (r.end > m.rows) {
+  const index_t last = elements.empty() || r.end == r.start ? r.end : elements[static_cast<std::size_t>(r.end) - 1] + 1;
+  if (last > m.rows) {
     throw argument_error(fmt::format("{}: map '{}' has values for the first {} elements of '{}' (those this rank "
                                      "executes), not for [{}, {})",
-                                     where(), m.name, m.rows, set.name(), r.start, r.end));
+                                     where(), m.name, m.rows, set.name(), r.start, last));
   }
   if (a.slot < 0 || a.slot >= m.arity) {
     throw argument_error(fmt::format("{}: slot {} of map '{}', which has arity {}", where(), a.slot, m.name, m.arity));
   }
-  if (a.mode == access::rw || a.mode == access::write) check_distinct_targets(where(), r, a);
+  if (a.mode == access::rw || a.mode == access::write) check_distinct_targets(where(), r, a, elements);
 }
 
-inline void check_loop(const std::string& kernel, const Set& set, range r, std::span<const arg_view> args) {
-  if (r.start < 0 || r.start > r.end || r.end > set.size()) {
-    throw argument_error(fmt::format("par_loop '{}': range [{}, {}) is not within set '{}' of size {}", kernel,
-                                     r.start, r.end, set.name(), set.size()));
+// Over a subset of set, r is positions in its elements.
+inline void check_loop(const std::string& kernel, const Set& set, range r, std::span<const arg_view> args,
+                       const subset_state* over = nullptr) {
+  const index_t size = over != nullptr ? static_cast<index_t>(over->elements.size()) : set.size();
+  if (r.start < 0 || r.start > r.end || r.end > size) {
+    throw argument_error(fmt::format("par_loop '{}': range [{}, {}) is not within {} '{}' of size {}", kernel, r.start,
+                                     r.end, over != nullptr ? "subset" : "set", over != nullptr ? over->name : set.name(),
+                                     size));
   }
-  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos]);
+  const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
+  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], elements);
 }
 
 }  // namespace parloop::detail

@@ -21,6 +21,7 @@
 #include "parloop/core/coloring.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/range.hpp"
+#include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::detail {
@@ -79,9 +80,10 @@ enum class kept_kind { element_colors, plan, block_colors };
 
 // The kept colouring of elements (block 0), plan or colouring of blocks (their block size) of
 // [r.start, r.end) for a loop of `kernel` with these arguments, of which at least one combines
-// through a map; made on a miss. Found again without allocating.
+// through a map; made on a miss. Found again without allocating. Over a subset, r is positions
+// in its elements (current: subset_state::loop_elements), and the colouring is kept under it.
 inline const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block, kept_kind kind,
-                                                std::span<const arg_view> args) {
+                                                std::span<const arg_view> args, const subset_state* over) {
   combined_args c;
   for (const arg_view& a : args) add_combined(a, c);
   if (kind == kept_kind::plan && c.widest > 64) {
@@ -92,9 +94,11 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   const std::span<const combined_targets> through(c.through.data(), c.count);
   const std::span<const staged_group> groups(c.groups.data(), kind == kept_kind::plan ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
+  const std::uint64_t subset = over != nullptr ? over->id : 0;
+  const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
   for (map_state::kept_coloring& k : keeper.colorings) {
     if (k.start != r.start || k.end != r.end || k.block != block || (k.plan != nullptr) != (kind == kept_kind::plan) ||
-        k.through.size() != c.count || k.groups.size() != groups.size()) {
+        k.through.size() != c.count || k.groups.size() != groups.size() || k.subset != subset) {
       continue;
     }
     bool same = true;
@@ -110,11 +114,11 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   }
   transfer_stats& transfers = keeper.from.runtime().state()->transfers;
   map_state::kept_coloring made{
-      r.start, r.end, ++keeper.coloring_uses, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr};
+      r.start, r.end, ++keeper.coloring_uses, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr, subset};
   switch (kind) {
-    case kept_kind::element_colors: made.colors = color_elements(r.start, r.end, through, transfers); break;
+    case kept_kind::element_colors: made.colors = color_elements(r.start, r.end, through, transfers, elements); break;
     case kept_kind::plan: made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers); break;
-    case kept_kind::block_colors: made.colors = color_blocks(r.start, r.end, block, through, transfers); break;
+    case kept_kind::block_colors: made.colors = color_blocks(r.start, r.end, block, through, transfers, elements); break;
   }
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
   // Those whose other maps have gone can never be found again.
@@ -129,14 +133,16 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   return keeper.colorings.back();
 }
 
-inline coloring& coloring_for(const std::string& kernel, range r, std::span<const arg_view> args) {
-  return *kept_for(kernel, r, 0, kept_kind::element_colors, args).colors;
+inline coloring& coloring_for(const std::string& kernel, range r, std::span<const arg_view> args,
+                              const subset_state* over) {
+  return *kept_for(kernel, r, 0, kept_kind::element_colors, args, over).colors;
 }
 inline block_plan& plan_for(const std::string& kernel, range r, int block, std::span<const arg_view> args) {
-  return *kept_for(kernel, r, block, kept_kind::plan, args).plan;
+  return *kept_for(kernel, r, block, kept_kind::plan, args, nullptr).plan;
 }
-inline const coloring& block_coloring_for(const std::string& kernel, range r, int block, std::span<const arg_view> args) {
-  return *kept_for(kernel, r, block, kept_kind::block_colors, args).colors;
+inline const coloring& block_coloring_for(const std::string& kernel, range r, int block, std::span<const arg_view> args,
+                                          const subset_state* over) {
+  return *kept_for(kernel, r, block, kept_kind::block_colors, args, over).colors;
 }
 
 }  // namespace parloop::detail

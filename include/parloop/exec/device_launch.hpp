@@ -59,20 +59,24 @@ inline void enqueue_range(device_backend& device, launcher& l, std::int64_t grou
 }
 
 // Launches the signature `entry` of the kernel whose in-memory cache is `kernels` over r as `how`
-// says, with the arguments `views`.
+// says, with the arguments `views`. Over a subset (`over`), r is positions in its elements: the
+// kernel reaches them through its order, as a coloured loop's does, so the loop runs as coloured
+// (one launch over the subset's elements where nothing combines through a map).
 inline void launch_on_device(device_backend& device, kernel_cache& kernels, signature_entry& entry, const loop_launch& how,
-                             range r, std::span<const arg_view> views) {
+                             range r, std::span<const arg_view> views, subset_state* over = nullptr) {
   const strategy& s = how.launch;
   // How writes are kept apart matters only to a loop whose elements can meet at a target.
-  const conflicts writes = codegen::combines_through_maps(*entry.ir) ? how.writes : conflicts::atomics;
+  const conflicts writes = over != nullptr                             ? conflicts::colors
+                           : codegen::combines_through_maps(*entry.ir) ? how.writes
+                                                                       : conflicts::atomics;
   // The launches: the range itself, or, coloured, each colour's positions in the order (of
   // elements, or of a plan's blocks). Made before the kernel, so that a loop no plan can hold is
   // refused before anything is compiled.
   const std::vector<index_t>* colour_offsets = nullptr;
-  mirrored_array* order = nullptr;
+  mirrored_array* order = over != nullptr ? &over->array : nullptr;
   if (std::any_of(views.begin(), views.end(), [](const arg_view& v) { return combines_through_map(v); })) {
     if (writes == conflicts::colors) {
-      coloring& colors = coloring_for(entry.ir->name, r, views);
+      coloring& colors = coloring_for(entry.ir->name, r, views, over);
       colour_offsets = &colors.offsets;
       order = &colors.array;
     } else if (writes == conflicts::blocks) {

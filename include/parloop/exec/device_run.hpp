@@ -11,6 +11,7 @@
 #include "parloop/core/arg.hpp"
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/range.hpp"
+#include "parloop/core/subset.hpp"
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/kernel_entry.hpp"
 #include "parloop/fwd.hpp"
@@ -19,9 +20,12 @@ namespace parloop::detail {
 
 // Launches the signature `entry` of the kernel whose in-memory cache is `kernels` over r on
 // `device`, with the arguments `views`: as `named` says, or, where `tune`, as autotuning chooses
-// (exec/autotune.hpp).
+// (exec/autotune.hpp). Over a subset (`over`), r is positions in its elements, and the launch
+// is the named one: timing candidates over a subset would choose for the whole set's loops too,
+// which share the kernel's tuned launches.
 PARLOOP_FUNC void run_on_device(device_backend& device, kernel_cache& kernels, signature_entry& entry,
-                                const loop_launch& named, bool tune, range r, std::span<const arg_view> views);
+                                const loop_launch& named, bool tune, range r, std::span<const arg_view> views,
+                                subset_state* over);
 
 // The launch of a distributed loop over `link`, whose set has `global_size` elements, r being
 // this rank's part: rank 0 chooses (as autotuned, over its own part) and every rank takes its

@@ -23,9 +23,10 @@
 namespace parloop::detail {
 
 PARLOOP_FUNC void run_on_device(device_backend& device, kernel_cache& kernels, signature_entry& entry,
-                                const loop_launch& named, bool tune, range r, std::span<const arg_view> views) {
-  const loop_launch launch = tune ? autotuned(device, kernels, entry, named, r, views) : named;
-  launch_on_device(device, kernels, entry, launch, r, views);
+                                const loop_launch& named, bool tune, range r, std::span<const arg_view> views,
+                                subset_state* over) {
+  const loop_launch launch = tune && over == nullptr ? autotuned(device, kernels, entry, named, r, views) : named;
+  launch_on_device(device, kernels, entry, launch, r, views, over);
 }
 
 PARLOOP_FUNC loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, kernel_cache& kernels,

@@ -149,7 +149,15 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   const bool runs_exec_halo = any(writes_through_map);
   const bool sums = any(is_sum);
   const bool one_at_a_time = any(writes_one_at_a_time);
-  const index_t end = runs_exec_halo ? d.exec_end : d.owned_end;
+  // Over a subset the parts below are positions in its elements: ascending, so each region of
+  // the set (a range of local elements) is a range of positions, found by its end.
+  const subset_state* over = call.subset;
+  const auto position_of = [&](index_t region_end) {
+    if (over == nullptr) return region_end;
+    return static_cast<index_t>(std::lower_bound(over->elements.begin(), over->elements.end(), region_end) -
+                                over->elements.begin());
+  };
+  const index_t end = position_of(runs_exec_halo ? d.exec_end : d.owned_end);
   // What could be refused is refused before anything changes (a sum zeroed, a halo sent): the
   // checks, and the trace -- which every rank makes, so a kernel the rules refuse is refused
   // everywhere. Only two elements sent to one target by an RW or WRITE through a map are seen
@@ -157,7 +165,7 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   bool checked = true;
   std::string refusal;
   try {
-    check_loop(name, set, range{0, end}, args);
+    check_loop(name, set, range{0, end}, args, over);
   } catch (const argument_error& e) {
     if (!one_at_a_time) throw;
     checked = false;
@@ -172,9 +180,10 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   check_trace(call, entry);
   if (d.link->checks_calls) check_same_calls(name, set, d, runs_exec_halo, args);
   // An autotuned loop launches as rank 0 chose (timed there before any value changes), so that
-  // every rank runs alike; its kernels are then agreed on as any loop's.
+  // every rank runs alike; its kernels are then agreed on as any loop's. Over a subset, the named
+  // launch, as on one process (exec/device_run.hpp).
   loop_choice launch_how = call.how;
-  if (call.how.tune && !runs_lambdas(set.runtime().kind())) {
+  if (call.how.tune && over == nullptr && !runs_lambdas(set.runtime().kind())) {
     launch_how = {autotuned_over(*d.link, d.global_size, *set.runtime().state()->backend, call.kernels, entry,
                                  call.how.named, range{0, end}, args),
                   false, false};
@@ -191,11 +200,11 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
     waiting = waiting || packed[i];
   }
   // Sums stop at the owned elements; what the exec halo adds is dropped.
-  const index_t owned_part_end = sums ? std::min(end, d.owned_end) : end;
+  const index_t owned_part_end = sums ? std::min(end, position_of(d.owned_end)) : end;
   // Without a halo to wait for, the owned part at once; else the core first. Each part runs on
   // every rank, empty or not, so that every rank asks for the loop's kernels at the same calls:
   // they are agreed on over the link (one rank compiles).
-  const index_t first = waiting ? d.core_end : owned_part_end;
+  const index_t first = waiting ? position_of(d.core_end) : owned_part_end;
   const auto part = [&](range r) {
     const agreeing_on agreed(d.link.get());
     run_range(call, entry, launch_how, r);

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -46,21 +47,29 @@ constexpr std::array<std::size_t, sizeof...(Args)> partial_offsets() {
   return at;
 }
 
-// Runs the elements of r in order: each argument bound once, a global's copy going home (to the
-// global, or to `partials` where given) once every element has run, so that a kernel that
-// throws leaves it as it was.
+// Runs the elements of r in order (over a subset, r is positions in its `elements`): each
+// argument bound once, a global's copy going home (to the global, or to `partials` where given)
+// once every element has run, so that a kernel that throws leaves it as it was.
 template <class F, class... Args, std::size_t... Pos>
-void run_on_host_with(const F& f, range r, std::byte* partials, std::index_sequence<Pos...>, const Args&... args) {
+void run_on_host_with(const F& f, range r, std::span<const index_t> elements, std::byte* partials,
+                      std::index_sequence<Pos...>, const Args&... args) {
   constexpr std::array<std::size_t, sizeof...(Args)> at = partial_offsets<Args...>();
   std::tuple<dsl::host_binding<Pos, Args>...> bound{
       dsl::host_binding<Pos, Args>(args, partial_size<Args> > 0 && partials != nullptr ? partials + at[Pos] : nullptr)...};
-  for (index_t e = r.start; e < r.end; ++e) f(std::get<Pos>(bound).at(e)...);
+  if (elements.empty()) {
+    for (index_t e = r.start; e < r.end; ++e) f(std::get<Pos>(bound).at(e)...);
+  } else {
+    for (index_t p = r.start; p < r.end; ++p) {
+      const index_t e = elements[static_cast<std::size_t>(p)];
+      f(std::get<Pos>(bound).at(e)...);
+    }
+  }
   (std::get<Pos>(bound).finish(), ...);
 }
 
 template <class F, class... Args>
-void run_on_host(const F& f, range r, std::byte* partials, const Args&... args) {
-  run_on_host_with(f, r, partials, std::index_sequence_for<Args...>{}, args...);
+void run_on_host(const F& f, range r, std::span<const index_t> elements, std::byte* partials, const Args&... args) {
+  run_on_host_with(f, r, elements, partials, std::index_sequence_for<Args...>{}, args...);
 }
 
 // A block's partial of a global it modifies starts where adding it changes nothing: 0 for INC,

@@ -16,6 +16,7 @@
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
+#include "parloop/core/subset.hpp"
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/kernel_entry.hpp"
 #include "parloop/ir/kernel.hpp"
@@ -66,6 +67,9 @@ struct loop_call {
   range r;
   std::span<const arg_view> views;
   kernel_callbacks callbacks;
+  // A loop over a subset of `set`: r is positions in its elements (made current before the
+  // call), which the host callbacks map to elements themselves. Null: r is elements of `set`.
+  subset_state* subset = nullptr;
 };
 
 // The entry of the kernel `name` in `kernels` for the signature of `views`: found, or made by

@@ -36,7 +36,7 @@ PARLOOP_FUNC void run_call(const loop_call& call) {
   if (const set_distribution* d = call.set.distribution()) {
     run_distributed(call, *d);
   } else {
-    check_loop(call.kernel, call.set, call.r, call.views);
+    check_loop(call.kernel, call.set, call.r, call.views, call.subset);
     // Tracing checks the rules only a trace can see, so the host refuses what a device would.
     signature_entry& entry = entry_of(call.kernels, call.kernel, call.views, call.callbacks.make_ir);
     check_trace(call, entry);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// par_loop: apply a kernel to every element of a set (or of a range of it).
+// par_loop: apply a kernel to every element of a set (or of a range of it, or of a subset).
 #pragma once
 
 #include <array>
@@ -17,21 +17,17 @@
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/host_launch.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/exec/loop_options.hpp"
 #include "parloop/exec/source_kernel.hpp"
 
 namespace parloop {
 
 namespace detail {
-// A global reduced into (INC, MIN, MAX): loops with one take the runtime's reduction strategy.
-template <class A>
-inline constexpr bool is_reduction = false;
-template <class T, int Dim, access Mode>
-inline constexpr bool is_reduction<arg<T, Dim, Mode, arg_kind::global>> = Mode != access::read;
-
 template <class K>
 inline constexpr bool is_kernel = std::is_same_v<K, SourceKernel>;
 template <class F>
@@ -137,60 +133,34 @@ struct kernel_fits<Kernel<F>, Args...> {
 
 namespace detail {
 
-template <class S>
-inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_v<S, split_n_across_workgroups> ||
-                                    std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked> ||
-                                    std::is_same_v<S, vectors_across_workgroups>;
-
-// How many of `Options` are of the kind `is`.
-template <template <class> class Is, class... Options>
-inline constexpr int count_of = (0 + ... + (Is<Options>::value ? 1 : 0));
-template <class S>
-struct strategy_option : std::bool_constant<is_strategy<S>> {};
-template <class T>
-struct range_option : std::is_same<T, range> {};
-template <class T>
-struct conflicts_option : std::is_same<T, conflicts> {};
-template <class T>
-struct autotune_option : std::is_same<T, autotune> {};
-
-// par_loop's options mean the same in any order: each is named at most once, and pl::autotune,
-// which chooses the strategy and the conflicts by timing, is not named with either.
-template <class... Rest>
-constexpr bool check_options() {
-  constexpr int strategies = count_of<strategy_option, Rest...>, ranges = count_of<range_option, Rest...>,
-                conflicts_named = count_of<conflicts_option, Rest...>, autotunes = count_of<autotune_option, Rest...>;
-  static_assert(strategies <= 1, "parloop: par_loop names a launch strategy more than once: name one");
-  static_assert(ranges <= 1, "parloop: par_loop names pl::range more than once: name one");
-  static_assert(conflicts_named <= 1, "parloop: par_loop names pl::conflicts more than once: name one");
-  static_assert(autotunes <= 1, "parloop: par_loop names pl::autotune more than once");
-  static_assert(autotunes == 0 || strategies + conflicts_named == 0,
-                "parloop: pl::autotune chooses the launch strategy and pl::conflicts by timing: name either "
-                "pl::autotune or a strategy and pl::conflicts, not both");
-  return true;
-}
+// What a loop iterates: its set, or a subset of it (then the loop's range is positions in the
+// subset's elements, current for the loops' numbering).
+struct iteration {
+  const Set& set;
+  subset_state* subset;
+};
 
 // The arguments after the set are parsed left to right: a strategy, pl::conflicts, a range or
 // pl::autotune replaces the runtime's default (check_options makes the order irrelevant), and
 // what remains are the loop's arguments. Declared first, so that each overload sees the others.
 template <class K, class... Args>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&... args);
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const Args&... args);
 template <class F, class... Args>
-void run_checked(const Kernel<F>& k, const Set& set, const loop_choice& how, range r, const Args&... args);
+void run_checked(const Kernel<F>& k, const iteration& over, const loop_choice& how, range r, const Args&... args);
 template <class... Args>
-void run_checked(const SourceKernel& k, const Set& set, const loop_choice& how, range r, const Args&... args);
+void run_checked(const SourceKernel& k, const iteration& over, const loop_choice& how, range r, const Args&... args);
 template <class K, class S, class... Rest>
   requires is_strategy<S>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, const Rest&... rest);
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const S& s, const Rest&... rest);
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, loop_choice how, range, const range& r, const Rest&... rest);
+void run_loop(const K& k, const iteration& over, loop_choice how, range, const range& r, const Rest&... rest);
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const conflicts& c, const Rest&... rest);
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const conflicts& c, const Rest&... rest);
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const autotune&, const Rest&... rest);
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const autotune&, const Rest&... rest);
 
 template <class K, class... Args>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&... args) {
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const Args&... args) {
   static_assert((is_loop_arg<Args> && ...),
                 "parloop: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or "
                 "global(mode), after an optional strategy, pl::conflicts, pl::autotune and pl::range");
@@ -198,21 +168,23 @@ void run_loop(const K& k, const Set& set, loop_choice how, range r, const Args&.
   // Nothing below is instantiated for a kernel that cannot run: one message, not a page.
   if constexpr (std::conjunction_v<std::bool_constant<(is_loop_arg<Args> && ...)>,
                                    std::bool_constant<(sizeof...(Args) <= max_loop_args)>, kernel_fits<K, Args...>>) {
-    run_checked(k, set, how, r, args...);
+    run_checked(k, over, how, r, args...);
   }
 }
 
 // The arguments' types end here: below, the call's views and the kernel's callbacks.
 template <class F, class... Args>
-void run_checked(const Kernel<F>& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
+void run_checked(const Kernel<F>& k, const iteration& over, const loop_choice& how, range r, const Args&... args) {
   const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
   const auto trace = [&](std::span<const ir::param>) { return k.trace(args...); };
   const auto prepare = [&] { (prepare_on_host(args), ...); };
+  const std::span<const index_t> elements =
+      over.subset != nullptr ? std::span<const index_t>(over.subset->elements) : std::span<const index_t>{};
   const auto run = [&](range part, std::byte* partials) {
     // What the lambda throws while it runs (a computed index out of range) names the kernel, as
     // a device's report of it does.
     try {
-      run_on_host(k.function(), part, partials, args...);
+      run_on_host(k.function(), part, elements, partials, args...);
     } catch (const trace_error& e) {
       throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
     }
@@ -221,50 +193,52 @@ void run_checked(const Kernel<F>& k, const Set& set, const loop_choice& how, ran
   const auto combine = [&](const std::byte* partials) { combine_partials(partials, args...); };
   run_call({k.name(),
             k.cache(),
-            set,
+            over.set,
             how,
             r,
             views,
-            {trace, {prepare, run, partial_bytes<Args...>, start, combine}, true}});
+            {trace, {prepare, run, partial_bytes<Args...>, start, combine}, true},
+            over.subset});
 }
 template <class... Args>
-void run_checked(const SourceKernel& k, const Set& set, const loop_choice& how, range r, const Args&... args) {
+void run_checked(const SourceKernel& k, const iteration& over, const loop_choice& how, range r, const Args&... args) {
   const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
   const auto source = [&](std::span<const ir::param> params) { return k.ir_for(params); };
   const auto refuse = [&] { k.refuse_host(); };
   const auto run = [&](range, std::byte*) { k.refuse_host(); };
   const auto partials = [&](const std::byte*) { k.refuse_host(); };
-  run_call({k.name(), k.cache(), set, how, r, views, {source, {refuse, run, 0, partials, partials}, false}});
+  run_call({k.name(), k.cache(), over.set, how, r, views, {source, {refuse, run, 0, partials, partials}, false},
+            over.subset});
 }
 
 template <class K, class S, class... Rest>
   requires is_strategy<S>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const S& s, const Rest&... rest) {
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const S& s, const Rest&... rest) {
   how.named.launch = strategy(s);
   how.tune = false;
-  run_loop(k, set, how, r, rest...);
+  run_loop(k, over, how, r, rest...);
 }
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, loop_choice how, range, const range& r, const Rest&... rest) {
+void run_loop(const K& k, const iteration& over, loop_choice how, range, const range& r, const Rest&... rest) {
   // A range of the user's numbers is no range of the loops' order.
-  if (set.renumbered()) {
+  if (over.set.renumbered()) {
     throw argument_error(fmt::format("par_loop over set '{}': pl::renumber has put its elements in another order, "
                                      "and a loop over it runs them all; it takes no range ([{}, {}) given)",
-                                     set.name(), r.start, r.end));
+                                     over.set.name(), r.start, r.end));
   }
   how.ranged = true;
-  run_loop(k, set, how, r, rest...);
+  run_loop(k, over, how, r, rest...);
 }
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const conflicts& c, const Rest&... rest) {
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const conflicts& c, const Rest&... rest) {
   how.named.writes = c;
   how.tune = false;
-  run_loop(k, set, how, r, rest...);
+  run_loop(k, over, how, r, rest...);
 }
 template <class K, class... Rest>
-void run_loop(const K& k, const Set& set, loop_choice how, range r, const autotune&, const Rest&... rest) {
+void run_loop(const K& k, const iteration& over, loop_choice how, range r, const autotune&, const Rest&... rest) {
   how.tune = true;
-  run_loop(k, set, how, r, rest...);
+  run_loop(k, over, how, r, rest...);
 }
 
 }  // namespace detail
@@ -281,10 +255,34 @@ template <class K, class... Rest>
   requires detail::is_kernel<K>
 void par_loop(const K& k, const Set& set, const Rest&... rest) {
   static_assert(detail::check_options<Rest...>());
-  const Runtime& rt = set.runtime();
-  const strategy& s = (detail::is_reduction<Rest> || ...) ? rt.default_reduction_strategy() : rt.default_strategy();
-  detail::run_loop(k, set, detail::loop_choice{{s, rt.default_conflicts()}, rt.autotunes()}, range{0, set.size()},
-                   rest...);
+  detail::run_loop(k, detail::iteration{set, nullptr}, detail::default_choice<Rest...>(set.runtime()),
+                   range{0, set.size()}, rest...);
+}
+
+// Runs k over the elements of a subset (core/subset.hpp), in the loops' order of its set: its
+// dats and maps are the set's, read and written at the subset's elements. The same options but
+// pl::range; on a device, a loop over a subset is coloured where it combines through maps
+// (pl::conflicts is not consulted) and runs the runtime's launch (pl::autotune is not consulted).
+template <class K, class... Rest>
+  requires detail::is_kernel<K>
+void par_loop(const K& k, const Subset& subset, const Rest&... rest) {
+  static_assert(detail::check_options<Rest...>());
+  static_assert(detail::count_of<detail::range_option, Rest...> == 0,
+                "parloop: a loop over a subset runs all its elements and takes no pl::range: make a subset of the "
+                "elements wanted");
+  detail::subset_state& s = subset.state();
+  const std::span<const index_t> elements = s.loop_elements();
+  const detail::loop_choice how = detail::default_choice<Rest...>(s.superset.runtime());
+  // A subset whose elements are one run of the set's (a subdomain numbered together, half a
+  // set) is that range of the set: its loop is the set's, with no list to read and its vector
+  // launches. Not on a distributed set, whose loops run regions of their own.
+  if (!elements.empty() && s.superset.distribution() == nullptr &&
+      elements.back() - elements.front() + 1 == static_cast<index_t>(elements.size())) {
+    detail::run_loop(k, detail::iteration{s.superset, nullptr}, how, range{elements.front(), elements.back() + 1},
+                     rest...);
+    return;
+  }
+  detail::run_loop(k, detail::iteration{s.superset, &s}, how, range{0, static_cast<index_t>(elements.size())}, rest...);
 }
 
 }  // namespace parloop

@@ -52,7 +52,7 @@ inline void run_range(const loop_call& call, signature_entry& entry, const loop_
       case backend_kind::threads:
         run_on_threads(*state.threads, call, r, thread_block_for(call, entry, how, r), state.partials);
         break;
-      default: run_on_device(*state.backend, call.kernels, entry, how.named, how.tune, r, call.views);
+      default: run_on_device(*state.backend, call.kernels, entry, how.named, how.tune, r, call.views, call.subset);
     }
   };
   if (!stats_enabled()) {

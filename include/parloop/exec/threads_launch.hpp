@@ -85,7 +85,7 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   // for a pool's every thread.
   const int threads = static_cast<int>(std::min<index_t>(pool.size(), blocks));
   if (combining) {
-    const coloring& colors = block_coloring_for(call.kernel, r, block, call.views);
+    const coloring& colors = block_coloring_for(call.kernel, r, block, call.views, call.subset);
     pool.run([&](int t) {
       for (int c = 0; c < colors.colors(); ++c) {
         const index_t lo = colors.offsets[static_cast<std::size_t>(c)];
