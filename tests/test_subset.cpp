@@ -345,7 +345,15 @@ TEST_CASE("a WRITE through a map over a subset is refused only where the subset'
   pl::par_loop(put, pl::Subset(edge, {0, 1, 3}), c(pl::WRITE, ecell, 0));
   CHECK(values_of(c) == std::vector<double>{1.0, 1.0, 0.0, 1.0});
   CHECK_THROWS_WITH(pl::par_loop(put, pl::Subset(edge, {2, 3, 0}, "meeting"), c(pl::WRITE, ecell, 0)),
-                    Contains("which sends elements 0 and 2 both to element 1 of 'cells'"));
+                    Contains("par_loop 'subset_put' over subset 'meeting' of 'edges', argument 0: dat 'c' is "
+                             "declared pl::WRITE through slot 0 of map 'ecell', which sends elements 0 and 2 both to "
+                             "element 1 of 'cells'"));
+  // A dat of another set, named with the subset.
+  const pl::Dat<double> on_cells(cell, "on_cells");
+  const auto read = pl::kernel("subset_read", [](auto x, auto c) { c = x; });
+  CHECK_THROWS_WITH(pl::par_loop(read, pl::Subset(edge, {1, 3}, "one"), on_cells(pl::READ), c(pl::WRITE, ecell, 0)),
+                    Contains("par_loop 'subset_read' over subset 'one' of 'edges', argument 0: dat 'on_cells' is on "
+                             "set 'cells', not on the iteration set"));
 }
 
 TEST_CASE("a dat copied into another on the whole set, or at a subset's elements only", "[subset][loops]") {

@@ -36,10 +36,15 @@ inline void check_distinct_targets(const std::string& where, range r, const arg_
       a.map->from.user_number(c->second), a.map->to.user_number(c->target), a.map->to.name()));
 }
 
-// Over a subset, r is positions in `elements` (ascending): the last is the largest element.
+// Over a subset (`over`), r is positions in its elements (ascending: the last is the largest).
 inline void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos, const arg_view& a,
-                      std::span<const index_t> elements) {
-  const auto where = [&] { return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos); };
+                      const subset_state* over) {
+  const auto where = [&] {
+    return over != nullptr
+               ? fmt::format("par_loop '{}' over subset '{}' of '{}', argument {}", kernel, over->name, set.name(), pos)
+               : fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos);
+  };
+  const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
   const array_base& data = *a.owner;
   if (!(data.runtime == set.runtime())) {
     throw argument_error(fmt::format("{}: '{}' belongs to another runtime than the set", where(), data.name));
@@ -89,8 +94,7 @@ inline void check_loop(const std::string& kernel, const Set& set, range r, std::
                                      r.end, over != nullptr ? "subset" : "set", over != nullptr ? over->name : set.name(),
                                      size));
   }
-  const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
-  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], elements);
+  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], over);
 }
 
 }  // namespace parloop::detail
