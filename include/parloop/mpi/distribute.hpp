@@ -61,8 +61,6 @@ std::vector<T> values_of(const std::vector<std::byte>& bytes) {
 }
 }  // namespace detail
 
-// A dat declared with its type known at run time only, distributed: its storage.
-
 // Handles of what a global_mesh declares.
 struct set_id {
   int index;
