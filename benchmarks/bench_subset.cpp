@@ -69,14 +69,7 @@ int main(int argc, char** argv) {
 
   std::printf("bench_subset on %s (%s): %d elements, median of %d\n", std::string(pl::backend_name(rt.kind())).c_str(),
               rt.device_name().c_str(), n, reps);
-  const auto seconds = [&](const std::function<void()>& loop) {
-    loop();
-    rt.synchronize();
-    return parloop_bench::median_seconds(reps, [&] {
-      loop();
-      rt.synchronize();
-    });
-  };
+  const auto seconds = [&](const std::function<void()>& loop) { return parloop_bench::median_loop_seconds(rt, reps, loop); };
   const double whole_triad = seconds([&] { pl::par_loop(triad, edges, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ)); });
   const double whole_gather =
       seconds([&] { pl::par_loop(gather, edges, q(pl::READ, ecell, 0), q(pl::READ, ecell, 1), a(pl::WRITE)); });

@@ -48,6 +48,17 @@ inline double median_seconds(int reps, const std::function<void()>& body) {
   return median(t);
 }
 
+// The median of `reps` runs of `loop` on rt, each waited for, after one run not timed (its
+// kernels built, its data on the device).
+inline double median_loop_seconds(const parloop::Runtime& rt, int reps, const std::function<void()>& loop) {
+  loop();
+  rt.synchronize();
+  return median_seconds(reps, [&] {
+    loop();
+    rt.synchronize();
+  });
+}
+
 // Seconds per loop, with and without the SUM: `launches` loops of `small` elements then one wait
 // (launch-bound), and one loop of every element of `points` (bandwidth-bound); timed alternately.
 struct sum_cost {

@@ -8,8 +8,8 @@
 # backends against hand-written sequential and OpenMP solvers (bench-cpu).
 # Logs go to $OUT (or ./gpu-run); the summary is $OUT/summary.txt.
 # Usage: benchmarks/run_gpu.sh [step...]   steps: build gpu sanitize examples suite bench bench-airfoil
-# bench-meshes bench-cpu renumber mpi op2 subset (default: all); build-airfoil builds only what the mpi,
-# renumber, bench-meshes, op2 and subset steps run (for a machine lent briefly).
+# bench-meshes bench-cpu renumber mpi op2 subset extruded (default: all); build-airfoil builds only what the
+# mpi, renumber, bench-meshes, op2, subset and extruded steps run (for a machine lent briefly).
 # Built with the compiled library, as the test suite is; PARLOOP_GPU_COMPILED=OFF builds it
 # header-only.
 set -uo pipefail
@@ -21,7 +21,7 @@ build="$root/build-gpu"
 # libraries need in turn (libscotch needs libscotcherr), which a program's RUNPATH does not cover.
 export LD_LIBRARY_PATH="$root/.deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-meshes bench-cpu renumber mpi op2 subset)
+[ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-meshes bench-cpu renumber mpi op2 subset extruded)
 status=0
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
@@ -38,7 +38,7 @@ for step in "${steps[@]}"; do
         -DPARLOOP_COMPILED="${PARLOOP_GPU_COMPILED:-ON}" \
         -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       targets=()
-      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi shuffle_mesh order_mesh bench_airfoil airfoil_op2 bench_subset)
+      [ "$step" = build ] || targets=(--target airfoil airfoil_mpi shuffle_mesh order_mesh bench_airfoil airfoil_op2 bench_subset bench_extruded)
       cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
       note "$step: ok ($(grep -o 'parloop components: .*' "$out/configure.log"))"
       ;;
@@ -161,6 +161,14 @@ for step in "${steps[@]}"; do
       PARLOOP_BACKEND=opencl PARLOOP_OPENCL_DEVICE=portable "$build/benchmarks/bench_subset" 2>&1 |
         tee "$out/bench-subset-pocl.txt" || status=1
       grep -h -E '^bench_subset|half|other' "$out"/bench-subset-*.txt >>"$summary"
+      ;;
+    extruded)
+      # The extruded example's step (Airfoil's mesh at OP2's size, 50 layers on CUDA; 200 000 base
+      # cells on PoCL's 16 cores) against flattened sets and the memory floor.
+      PARLOOP_BACKEND=cuda "$build/benchmarks/bench_extruded" 720000 50 2>&1 | tee "$out/bench-extruded-cuda.txt" || status=1
+      PARLOOP_BACKEND=opencl PARLOOP_OPENCL_DEVICE=portable "$build/benchmarks/bench_extruded" 200000 50 2>&1 |
+        tee "$out/bench-extruded-pocl.txt" || status=1
+      grep -h -E '^bench_extruded|^step|^triad' "$out"/bench-extruded-*.txt >>"$summary"
       ;;
     renumber)
       # Airfoil at OP2's size in the generator's numbering and numbered at random, with the loops

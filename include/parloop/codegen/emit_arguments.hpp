@@ -28,6 +28,28 @@ inline std::string emitter::dat_value(const ir::param& p, const std::string& at,
   return fmt::format("data{}[{} + ({})data{}_stride * {}]", p.data, at, index_type(), p.data, k);
 }
 
+// The element of p's dat that map slot `slot` (an expression) reaches from the loop's element
+// pl_e. In a loop over an extruded set, pl_e is a column: a layered map's row is the column's
+// bottom targets, pl_l layers up; over interior facets its slots are the row's twice, the cell
+// below's and then the cell above's (one layer further).
+inline std::string emitter::map_target(const ir::param& p, const std::string& slot) {
+  const std::string_view index = index_type();
+  const bool facets = p.layered && k_.extrusion.facets;
+  const int per_column = facets ? p.arity / 2 : p.arity;
+  const std::string in_row = facets ? fmt::format("{} % {}", slot, per_column) : slot;
+  const std::string target = fmt::format("({})map{}[({})pl_e * {} + {}]", index, p.map, index, per_column, in_row);
+  if (!p.layered) return target;
+  if (facets) return fmt::format("({} + pl_l + {} / {})", target, slot, per_column);
+  return fmt::format("({} + pl_l)", target);
+}
+
+// The element of p's dat a direct argument reaches: the loop's element, or in a loop over an
+// extruded set (pl_e a column) the column's cell in layer pl_l for a dat on the extruded set.
+inline std::string emitter::direct_target(const ir::param& p) {
+  if (!p.layered) return fmt::format("({})pl_e", index_type());
+  return fmt::format("(({})pl_e * {} + pl_l)", index_type(), k_.extrusion.layers);
+}
+
 inline void emitter::declare_private(source_writer& w, std::size_t i, const ir::param& p) {
   if (p.kind == arg_kind::whole_map) {
     if (raw()) w.line("{} arg{}[{}];", type(p.type), i, p.arity * p.dim);
@@ -43,11 +65,9 @@ inline void emitter::gather(source_writer& w, std::size_t i, const ir::param& p)
   const holding h = holding_of(p);
   if (h == holding::partial || h == holding::constant || staged(p)) return;
   if (p.kind == arg_kind::indirect) {
-    w.line("const {} arg{}_at = {};", index_type(), i,
-           element_start(p, fmt::format("({})map{}[({})pl_e * {} + {}]", index_type(), p.map, index_type(), p.arity,
-                                        p.slot)));
+    w.line("const {} arg{}_at = {};", index_type(), i, element_start(p, map_target(p, std::to_string(p.slot))));
   } else if (p.kind == arg_kind::direct) {
-    w.line("const {} arg{}_at = {};", index_type(), i, element_start(p, fmt::format("({})pl_e", index_type())));
+    w.line("const {} arg{}_at = {};", index_type(), i, element_start(p, direct_target(p)));
   }
   declare_private(w, i, p);
   // Every other copy starts from the old value (WRITE too, unless the body assigns every

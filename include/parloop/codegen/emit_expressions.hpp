@@ -90,6 +90,7 @@ inline std::string emitter::expr(ir::id i) {
     case ir::expr_kind::select:
       return fmt::format("({} ? {} : {})", expr(e.a), converted(e.b, e.type), converted(e.c, e.type));
     case ir::expr_kind::cast: return fmt::format("(({}){})", type(e.type), expr(e.a));
+    case ir::expr_kind::layer: return "pl_l";
   }
   return "?";
 }

@@ -95,9 +95,13 @@ inline void emitter::kernel_definition(source_writer& w) {
 }
 
 // One element pl_e: gather, body, scatter. An argument in `in_vectors` is the j-th element's
-// part of its private pl_vec array instead.
+// part of its private pl_vec array instead. In a loop over an extruded set, pl_e is a column,
+// whose layers run in order, each its own gather, body and scatter: one work-item has the
+// whole column, so its cells' increments of a shared target never race.
 inline void emitter::element(source_writer& w, const std::vector<bool>& in_vectors, int j) {
   const auto vectored = [&](std::size_t i) { return i < in_vectors.size() && in_vectors[i]; };
+  const ir::extrusion& x = k_.extrusion;
+  if (x.layers > 0) w.open("for (int pl_l = {}; pl_l < {}; ++pl_l)", x.first, x.first + x.count);
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
     if (!vectored(i)) {
@@ -111,6 +115,7 @@ inline void emitter::element(source_writer& w, const std::vector<bool>& in_vecto
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (!vectored(i)) scatter(w, i, k_.params[i]);
   }
+  if (x.layers > 0) w.close();
 }
 
 // Helpers are guarded so that several generated sources can be compiled as one.

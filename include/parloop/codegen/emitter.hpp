@@ -53,8 +53,10 @@ inline bool fresh_direct_results(const ir::kernel& k) { return !k.raw_source.emp
 // INC, MIN or MAX argument of a kernel from source: its C function gets a private copy starting
 // at the identity (0, or an infinity), which the one-element path keeps to; the stored value
 // would give another rounding (and a fraction added to an int another result).
+// In a loop over an extruded set, a layered one's elements are a column's cells: not side by side.
 inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
-  return p.kind == arg_kind::direct && p.type != scalar_type::boolean && !(is_combining(p.mode) && fresh_direct_results(k));
+  return p.kind == arg_kind::direct && !p.layered && p.type != scalar_type::boolean &&
+         !(is_combining(p.mode) && fresh_direct_results(k));
 }
 
 class emitter {
@@ -123,6 +125,8 @@ class emitter {
   // (emit_arguments.hpp).
   bool soa(const ir::param& p) const { return by_components(p, options{.dats = dats_}); }
   std::string element_start(const ir::param& p, const std::string& element) const;
+  std::string map_target(const ir::param& p, const std::string& slot);
+  std::string direct_target(const ir::param& p);
   std::string dat_value(const ir::param& p, const std::string& at, const std::string& k);
   void declare_private(source_writer& w, std::size_t i, const ir::param& p);
   void gather(source_writer& w, std::size_t i, const ir::param& p);
@@ -152,8 +156,7 @@ class emitter {
     }
     w.open("for (int pl_j = 0; pl_j < {}; ++pl_j)", p.arity);
     if (with_data) {
-      w.line("const {} pl_at = {};", index_type(),
-             element_start(p, fmt::format("({})map{}[({})pl_e * {} + pl_j]", index_type(), p.map, index_type(), p.arity)));
+      w.line("const {} pl_at = {};", index_type(), element_start(p, map_target(p, "pl_j")));
     }
     for_components(w, p.dim, [&](const std::string& k) {
       const std::string mine = raw() ? fmt::format("{}[pl_j * {} + {}]", arg, p.dim, k) : fmt::format("{}[pl_j][{}]", arg, k);

@@ -45,6 +45,18 @@ struct map_state : std::enable_shared_from_this<map_state> {
   mirrored_array array;
   // Once either set is renumbered, the values as given, in the user's numbering (Map::values).
   std::vector<index_t> user_values;
+  // A map from an extruded set (pl::extrude, core/extruded_set.hpp) has a row per column:
+  // `values` are the targets of the column's bottom cell, each one further per layer up, and
+  // `column_values` the columns they lie in (elements of the target's base), which is what two
+  // columns share when some layers of theirs reach one target.
+  bool layered = false;
+  std::vector<index_t> column_values;
+  index_t target_columns = 0;
+
+  // What loops keep apart (colourings, the checks of WRITE and RW): the targets of a row, or of
+  // a layered map the targets' columns, and how many there are.
+  std::span<const index_t> row_targets() const { return layered ? column_values : values; }
+  index_t target_count() const { return layered ? target_columns : to.size(); }
 
   // Rows put in the loops' new order of `from` (row i is the one that was from_order[i]; empty:
   // as they are) and targets renumbered for the new order of `to` (t becomes to_new[t]; empty:
@@ -116,15 +128,19 @@ struct map_state : std::enable_shared_from_this<map_state> {
 
  private:
   std::optional<collision> collision_in(int slot, index_t start, index_t end, std::span<const index_t> elements) const {
-    std::vector<index_t> reached_from(static_cast<std::size_t>(to.size()), -1);
+    const std::span<const index_t> targets_of = row_targets();
+    std::vector<index_t> reached_from(static_cast<std::size_t>(target_count()), -1);
     const int first_slot = slot == whole_map ? 0 : slot;
     const int last_slot = slot == whole_map ? arity - 1 : slot;
     for (index_t p = start; p < end; ++p) {
       const index_t e = elements.empty() ? p : elements[static_cast<std::size_t>(p)];
       for (int j = first_slot; j <= last_slot; ++j) {
-        const index_t t = values[static_cast<std::size_t>(e) * static_cast<std::size_t>(arity) + static_cast<std::size_t>(j)];
+        const index_t t = targets_of[static_cast<std::size_t>(e) * static_cast<std::size_t>(arity) + static_cast<std::size_t>(j)];
         index_t& seen = reached_from[static_cast<std::size_t>(t)];
-        if (seen >= 0) return collision{seen, e, t};
+        // A layered map's column runs its layers in order in one work-item: its own slots
+        // meeting in a column of targets (a cell's top face, the bottom face of the one above)
+        // do not race.
+        if (seen >= 0 && !(layered && seen == e)) return collision{seen, e, t};
         seen = e;
       }
     }
@@ -194,6 +210,9 @@ class Map {
   index_t rows() const { return state().rows; }
 
   friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }
+
+  // The map made around `made` (pl::extrude's).
+  explicit Map(std::shared_ptr<detail::map_state> made) : state_(std::move(made)) {}
 
   // A map moved from holds nothing: using it is an error, not a crash.
   detail::map_state& state() const {

@@ -63,6 +63,12 @@ inline void renumber(const Set& first) {
                                        "elements are ordered by pl::mpi::distributed_mesh",
                                        s.name()));
     }
+    // An extruded set's entities are numbered column by column, after its base's elements.
+    if (s.extruded() || s.state().extruded_over) {
+      throw argument_error(fmt::format("pl::renumber: set '{}' is {}, whose entities are numbered column by column "
+                                       "after the base set's elements: renumber the base mesh before extruding it",
+                                       s.name(), s.extruded() ? "an extruded set" : "the base of an extruded set"));
+    }
   }
   detail::mesh_links mesh;
   for (const Set& s : sets) mesh.set_sizes.push_back(s.size());

@@ -33,6 +33,12 @@ struct set_state {
   // their construction, on the runtime's thread; those gone are skipped.
   std::vector<std::weak_ptr<map_state>> maps;
   std::vector<std::weak_ptr<mirrored_array>> arrays;
+  // An extruded set (core/extruded_set.hpp): the set whose elements are its columns, and its
+  // entities per column; null and 0 for any other set. Whether some extruded set has this set
+  // as its base (which pl::renumber then refuses to reorder).
+  std::shared_ptr<set_state> base;
+  index_t layers = 0;
+  bool extruded_over = false;
 };
 
 // Adds `made` to a set's registry; those gone are dropped whenever the registry has doubled, so
@@ -57,7 +63,7 @@ class Set {
   Set(const Runtime& rt, index_t size, std::string name = {}) {
     if (size < 0) throw data_error("set '" + name + "' has negative size " + std::to_string(size));
     if (name.empty()) name = detail::default_name("set");
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), nullptr, nullptr, nullptr, {}, {}});
+    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), nullptr, nullptr, nullptr, {}, {}, nullptr, 0, false});
   }
   // This rank's share of a set distributed over ranks (pl::mpi::distribute makes them): its
   // elements are the distribution's local ones, halos included.
@@ -68,7 +74,7 @@ class Set {
       throw argument_error(fmt::format("set '{}': regions ending at {}, {}, {} of {} elements", name, d->core_end,
                                        d->owned_end, d->exec_end, size));
     }
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}});
+    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}, nullptr, 0, false});
   }
 
   index_t size() const { return state_->size; }
@@ -88,10 +94,18 @@ class Set {
     return state_->user_of_loop ? (*state_->user_of_loop)[static_cast<std::size_t>(loop_element)] : loop_element;
   }
 
+  // Whether the set is extruded (an ExtrudedSet, core/extruded_set.hpp): a loop over it runs
+  // the layers of each column of its base.
+  bool extruded() const { return state_->base != nullptr; }
+
   friend bool operator==(const Set& a, const Set& b) { return a.state_ == b.state_; }
 
   // What renumbering changes and reads (core/renumber.hpp).
   detail::set_state& state() const { return *state_; }
+
+ protected:
+  explicit Set(std::shared_ptr<detail::set_state> s) : state_(std::move(s)) {}
+  const std::shared_ptr<detail::set_state>& shared_state() const { return state_; }
 
  private:
   std::shared_ptr<detail::set_state> state_;

@@ -241,12 +241,13 @@ class host_binding<Pos, arg<T, Dim, Mode, arg_kind::global>> {
   T copy_[Dim];
 };
 
-// The trace proxy of argument Pos: parameter Pos of the IR.
+// The trace proxy of argument Pos: parameter Pos of the IR, a whole map's of `arity` slots (the
+// map's, unless a loop over an extruded set's interior facets gives it twice as many).
 template <std::size_t Pos, class T, int Dim, access Mode, arg_kind Kind>
-auto symbolic_accessor(const arg<T, Dim, Mode, Kind>& a) {
+auto symbolic_accessor(const arg<T, Dim, Mode, Kind>& a, int arity = 0) {
   const auto param = static_cast<ir::id>(Pos);
   if constexpr (Kind == arg_kind::whole_map) {
-    return table<symbolic_table_cursor<T>, Mode, Pos, Dim>({param, a.map->arity});
+    return table<symbolic_table_cursor<T>, Mode, Pos, Dim>({param, arity > 0 ? arity : a.map->arity});
   } else {
     return row<symbolic_cursor<T, no_slot>, Mode, Pos, Dim>({param, no_slot{}});
   }

@@ -15,6 +15,7 @@
 #include "parloop/core/set.hpp"
 #include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
+#include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
 
@@ -24,8 +25,18 @@ namespace parloop::detail {
 // every backend.
 inline void check_distinct_targets(const std::string& where, range r, const arg_view& a, std::span<const index_t> elements) {
   const bool whole = a.kind == arg_kind::whole_map;
-  const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot, r.start, r.end, elements);
+  const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot % a.map->arity, r.start, r.end, elements);
   if (!c) return;
+  if (a.map->layered) {
+    // Columns run at once on a device, each its layers in order: two columns reaching one
+    // column of targets could race.
+    throw argument_error(fmt::format(
+        "{}: dat '{}' is declared {} through map '{}', which sends columns {} and {} both into column {} of '{}': "
+        "their stores would race on a device. Declare it pl::INC if the kernel adds to it (pl::MIN / pl::MAX for a "
+        "minimum / maximum)",
+        where, a.owner->name, a.mode == access::rw ? "pl::RW" : "pl::WRITE", a.map->name, c->first, c->second,
+        c->target, a.map->to.name()));
+  }
   const std::string through =
       whole ? fmt::format("map '{}'", a.map->name) : fmt::format("slot {} of map '{}'", a.slot, a.map->name);
   throw argument_error(fmt::format(
@@ -36,13 +47,18 @@ inline void check_distinct_targets(const std::string& where, range r, const arg_
       a.map->from.user_number(c->second), a.map->to.user_number(c->target), a.map->to.name()));
 }
 
-// Over a subset (`over`), r is positions in its elements (ascending: the last is the largest).
+// Over a subset (`over`), r is positions in its elements (ascending: the last is the largest);
+// over an extruded set (x.layers > 0), r is columns.
 inline void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos, const arg_view& a,
-                      const subset_state* over) {
+                      const subset_state* over, const ir::extrusion& x) {
   const auto where = [&] {
-    return over != nullptr
-               ? fmt::format("par_loop '{}' over subset '{}' of '{}', argument {}", kernel, over->name, set.name(), pos)
-               : fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos);
+    if (over != nullptr) {
+      return fmt::format("par_loop '{}' over subset '{}' of '{}', argument {}", kernel, over->name, set.name(), pos);
+    }
+    if (x.layers > 0 && x.facets) {
+      return fmt::format("par_loop '{}' over the interior facets of '{}', argument {}", kernel, set.name(), pos);
+    }
+    return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos);
   };
   const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
   const array_base& data = *a.owner;
@@ -57,17 +73,33 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
                                      where(), data.name, data.set->name(), set.distribution() == nullptr ? "" : "not ",
                                      set.name(), set.distribution() == nullptr ? "not" : "distributed"));
   }
+  // Over an extruded set, the base set's dats and maps are the column's.
+  const bool on_base = x.layers > 0 && &data.set->state() == set.state().base.get();
   if (a.kind == arg_kind::direct) {
+    if (on_base) return;
     if (!(*data.set == set)) {
-      throw argument_error(fmt::format("{}: dat '{}' is on set '{}', not on the iteration set; pass it through a map",
-                                       where(), data.name, data.set->name()));
+      throw argument_error(fmt::format("{}: dat '{}' is on set '{}', not on the iteration set{}; pass it through a map",
+                                       where(), data.name, data.set->name(),
+                                       x.layers > 0 ? fmt::format(" or its base '{}'", set.state().base->name) : ""));
+    }
+    if (x.facets) {
+      throw argument_error(fmt::format("{}: dat '{}' is on the extruded set, and a facet has a cell on either side: "
+                                       "reach them through pl::extrude(cells, cells, {{0}}), whose slots are the cell "
+                                       "below and the cell above",
+                                       where(), data.name));
     }
     return;
   }
   const map_state& m = *a.map;
-  if (!(m.from == set)) {
+  const bool from_base = x.layers > 0 && &m.from.state() == set.state().base.get();
+  if (!(m.from == set) && !from_base) {
     throw argument_error(
         fmt::format("{}: map '{}' maps from set '{}', not from the iteration set", where(), m.name, m.from.name()));
+  }
+  if (x.layers > 0 && m.from == set && !m.layered) {
+    throw argument_error(fmt::format("{}: map '{}' has a row for each entity of extruded set '{}'; a loop over it "
+                                     "takes maps made by pl::extrude (a row per column) or maps from its base",
+                                     where(), m.name, set.name()));
   }
   if (!(m.to == *data.set)) {
     throw argument_error(fmt::format("{}: map '{}' maps to set '{}', but dat '{}' is on set '{}'", where(), m.name,
@@ -79,22 +111,27 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
                                      "executes), not for [{}, {})",
                                      where(), m.name, m.rows, set.name(), r.start, last));
   }
-  if (a.slot < 0 || a.slot >= m.arity) {
-    throw argument_error(fmt::format("{}: slot {} of map '{}', which has arity {}", where(), a.slot, m.name, m.arity));
+  // Over interior facets, a layered map has the slots of the cell below, then the cell above's.
+  const int slots = m.arity * (x.facets && m.layered ? 2 : 1);
+  if (a.slot < 0 || a.slot >= slots) {
+    throw argument_error(fmt::format("{}: slot {} of map '{}', which has {} {}", where(), a.slot, m.name,
+                                     slots == m.arity ? "arity" : "over interior facets slots", slots));
   }
   if (a.mode == access::rw || a.mode == access::write) check_distinct_targets(where(), r, a, elements);
 }
 
-// Over a subset of set, r is positions in its elements.
+// Over a subset of set, r is positions in its elements; over an extruded set, its columns.
 inline void check_loop(const std::string& kernel, const Set& set, range r, std::span<const arg_view> args,
-                       const subset_state* over = nullptr) {
-  const index_t size = over != nullptr ? static_cast<index_t>(over->elements.size()) : set.size();
+                       const subset_state* over = nullptr, const ir::extrusion& x = {}) {
+  const index_t size = over != nullptr ? static_cast<index_t>(over->elements.size())
+                       : x.layers > 0  ? set.state().base->size
+                                       : set.size();
   if (r.start < 0 || r.start > r.end || r.end > size) {
     throw argument_error(fmt::format("par_loop '{}': range [{}, {}) is not within {} '{}' of size {}", kernel, r.start,
                                      r.end, over != nullptr ? "subset" : "set", over != nullptr ? over->name : set.name(),
                                      size));
   }
-  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], over);
+  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], over, x);
 }
 
 }  // namespace parloop::detail

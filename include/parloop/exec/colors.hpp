@@ -51,9 +51,11 @@ inline void add_combined(const arg_view& a, combined_args& out) {
   while (space < out.spaces && !(*out.sets[space] == m.to)) ++space;
   if (space == out.spaces) out.sets[out.spaces++] = &m.to;
   const bool whole = a.kind == arg_kind::whole_map;
+  // Over an extruded set's interior facets, slot arity + j is slot j of the cell above.
+  const int slot = a.slot % m.arity;
   out.maps[out.count] = &m;
-  out.through[out.count++] = {m.values, m.arity, whole ? 0 : a.slot, whole ? m.arity - 1 : a.slot,
-                              static_cast<int>(space), m.to.size()};
+  out.through[out.count++] = {m.row_targets(), m.arity, whole ? 0 : slot, whole ? m.arity - 1 : slot,
+                              static_cast<int>(space), m.target_count()};
   const std::pair<const void*, access> key{a.owner, a.mode};
   std::size_t g = 0;
   while (g < out.n_groups && !(out.group_keys[g] == key && out.group_maps[g] == &m)) ++g;
@@ -64,7 +66,7 @@ inline void add_combined(const arg_view& a, combined_args& out) {
   }
   out.widest = std::max(out.widest, m.arity);
   if (m.arity > 64) return;
-  for (int j = whole ? 0 : a.slot; j <= (whole ? m.arity - 1 : a.slot); ++j) out.groups[g].slots |= std::uint64_t{1} << j;
+  for (int j = whole ? 0 : slot; j <= (whole ? m.arity - 1 : slot); ++j) out.groups[g].slots |= std::uint64_t{1} << j;
 }
 
 inline bool same_targets(const combined_targets& a, const combined_targets& b) {

@@ -66,9 +66,13 @@ inline void launch_on_device(device_backend& device, kernel_cache& kernels, sign
                              range r, std::span<const arg_view> views, subset_state* over = nullptr) {
   const strategy& s = how.launch;
   // How writes are kept apart matters only to a loop whose elements can meet at a target.
+  // A loop over an extruded set keeps its columns apart by atomics or colours: a two-level plan
+  // would stage whole columns of targets.
+  const bool extruded = entry.ir->extrusion.layers > 0;
   const conflicts writes = over != nullptr                             ? conflicts::colors
-                           : codegen::combines_through_maps(*entry.ir) ? how.writes
-                                                                       : conflicts::atomics;
+                           : !codegen::combines_through_maps(*entry.ir) ? conflicts::atomics
+                           : extruded && how.writes == conflicts::blocks ? conflicts::colors
+                                                                       : how.writes;
   // The launches: the range itself, or, coloured, each colour's positions in the order (of
   // elements, or of a plan's blocks). Made before the kernel, so that a loop no plan can hold is
   // refused before anything is compiled.

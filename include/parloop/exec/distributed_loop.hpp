@@ -176,7 +176,7 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
                                   : fmt::format("par_loop '{}' over '{}': refused on another rank (its error says why)",
                                                 name, set.name()));
   }
-  signature_entry& entry = entry_of(call.kernels, name, args, call.callbacks.make_ir);
+  signature_entry& entry = entry_of(call.kernels, name, args, call.callbacks.make_ir, &set);
   check_trace(call, entry);
   if (d.link->checks_calls) check_same_calls(name, set, d, runs_exec_halo, args);
   // An autotuned loop launches as rank 0 chose (timed there before any value changes), so that

@@ -17,6 +17,9 @@
 #include "parloop/core/arg.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/dsl/accessor.hpp"
+#include "parloop/dsl/layer.hpp"
+#include "parloop/dsl/layered_binding.hpp"
+#include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
 
@@ -70,6 +73,30 @@ void run_on_host_with(const F& f, range r, std::span<const index_t> elements, st
 template <class F, class... Args>
 void run_on_host(const F& f, range r, std::span<const index_t> elements, std::byte* partials, const Args&... args) {
   run_on_host_with(f, r, elements, partials, std::index_sequence_for<Args...>{}, args...);
+}
+
+// A loop over extruded set `over`: the layers x.first to x.first + x.count - 1 of each column
+// of r, in order, pl::layer() each cell's.
+template <class F, class... Args, std::size_t... Pos>
+void run_layers_on_host_with(const F& f, range r, const Set& over, const ir::extrusion& x, std::byte* partials,
+                             std::index_sequence<Pos...>, const Args&... args) {
+  constexpr std::array<std::size_t, sizeof...(Args)> at = partial_offsets<Args...>();
+  std::tuple<dsl::layered_binding<Pos, Args>...> bound{dsl::bind_layered<Pos>(
+      args, partial_size<Args> > 0 && partials != nullptr ? partials + at[Pos] : nullptr, over, x.facets)...};
+  const dsl::host_layer_scope keep;
+  for (index_t c = r.start; c < r.end; ++c) {
+    for (index_t l = x.first; l < x.first + x.count; ++l) {
+      dsl::host_layer = l;
+      f(std::get<Pos>(bound).at(c, l)...);
+    }
+  }
+  (std::get<Pos>(bound).finish(), ...);
+}
+
+template <class F, class... Args>
+void run_layers_on_host(const F& f, range r, const Set& over, const ir::extrusion& x, std::byte* partials,
+                        const Args&... args) {
+  run_layers_on_host_with(f, r, over, x, partials, std::index_sequence_for<Args...>{}, args...);
 }
 
 // A block's partial of a global it modifies starts where adding it changes nothing: 0 for INC,

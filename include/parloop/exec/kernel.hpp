@@ -134,6 +134,12 @@ class Kernel {
   ir::kernel trace(const Args&... args) const {
     return dsl::trace(state_->name, state_->fn, args...);
   }
+  // The lambda traced with these arguments as `params` describe them (a loop over an extruded
+  // set's: which are layered, how many slots a map has over interior facets).
+  template <class... Args>
+  ir::kernel trace_as(std::span<const ir::param> params, const Args&... args) const {
+    return dsl::trace_as(state_->name, state_->fn, params, args...);
+  }
   detail::kernel_cache& cache() const { return state_->cache; }
 
  private:

@@ -36,11 +36,12 @@ class kernel_cache {
 
   // The entry for this signature: the arguments' parameters, which say all a kernel's code
   // depends on (each argument's type, dimension, access, kind, slot and arity, and which
-  // arguments share a dat or a map). `make` makes the IR on a miss, outside the lock; a thread
-  // wanting the same signature meanwhile waits for it.
-  signature_entry& get(std::span<const ir::param> params, function_ref<ir::kernel()> make) {
-    if (signature_entry* e = find(params)) return *e;
-    return add(params, make);
+  // arguments share a dat or a map), and over an extruded set the layers its loop runs. `make`
+  // makes the IR on a miss, outside the lock; a thread wanting the same signature meanwhile
+  // waits for it.
+  signature_entry& get(std::span<const ir::param> params, const ir::extrusion& over, function_ref<ir::kernel()> make) {
+    if (signature_entry* e = find(params, over)) return *e;
+    return add(params, over, make);
   }
 
   // The entry's kernel on this backend for this strategy and way of keeping combining writes
@@ -94,14 +95,14 @@ class kernel_cache {
   // backend that closes drops its kernels through it (launcher_owner).
   struct store;
 
-  signature_entry* find(std::span<const ir::param> params) const {
+  signature_entry* find(std::span<const ir::param> params, const ir::extrusion& over) const {
     for (signature_entry* e = newest_.load(std::memory_order_acquire); e != nullptr; e = e->older) {
-      if (std::ranges::equal(e->params, params)) return e;
+      if (e->over == over && std::ranges::equal(e->params, params)) return e;
     }
     return nullptr;
   }
   // Traces a signature not found (or waits for the thread tracing it).
-  signature_entry& add(std::span<const ir::param> params, function_ref<ir::kernel()> make);
+  signature_entry& add(std::span<const ir::param> params, const ir::extrusion& over, function_ref<ir::kernel()> make);
   launcher& find_or_build(signature_entry& e, device_backend& device, const strategy& s, conflicts writes,
                           std::atomic<compiled_kernel*>& slot);
 

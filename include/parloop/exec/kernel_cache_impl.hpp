@@ -31,11 +31,12 @@
 namespace parloop::detail {
 
 struct kernel_cache::store final : launcher_owner {
-  bool is_tracing(std::span<const ir::param> params) const {
-    return std::any_of(tracing.begin(), tracing.end(), [&](const auto& k) { return std::ranges::equal(k, params); });
+  bool is_tracing(std::span<const ir::param> params, const ir::extrusion& over) const {
+    return std::any_of(tracing.begin(), tracing.end(),
+                       [&](const auto& k) { return k.second == over && std::ranges::equal(k.first, params); });
   }
-  void done_tracing(std::span<const ir::param> params) {
-    std::erase_if(tracing, [&](const auto& k) { return std::ranges::equal(k, params); });
+  void done_tracing(std::span<const ir::param> params, const ir::extrusion& over) {
+    std::erase_if(tracing, [&](const auto& k) { return k.second == over && std::ranges::equal(k.first, params); });
     changed.notify_all();
   }
 
@@ -60,35 +61,37 @@ struct kernel_cache::store final : launcher_owner {
   std::mutex tuning;
   std::vector<std::unique_ptr<signature_entry>> entries;
   // The signatures being traced, by their parameters.
-  std::vector<std::vector<ir::param>> tracing;
+  std::vector<std::pair<std::vector<ir::param>, ir::extrusion>> tracing;
   std::vector<std::unique_ptr<compiled_kernel>> retired;
 };
 
 PARLOOP_FUNC compiled_kernel::compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c)
     : backend(backend_id), launch(s), writes(c) {}
 
-PARLOOP_FUNC signature_entry::signature_entry(std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced)
-    : params(p.begin(), p.end()), ir(std::move(traced)) {}
+PARLOOP_FUNC signature_entry::signature_entry(std::span<const ir::param> p, const ir::extrusion& x,
+                                              std::shared_ptr<const ir::kernel> traced)
+    : params(p.begin(), p.end()), over(x), ir(std::move(traced)) {}
 
 PARLOOP_FUNC kernel_cache::kernel_cache(std::string kernel_name)
     : store_(std::make_shared<store>()), stats_(make_kernel_stats(std::move(kernel_name))) {}
 
-PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> params, function_ref<ir::kernel()> make) {
+PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> params, const ir::extrusion& over,
+                                              function_ref<ir::kernel()> make) {
   store& st = *store_;
   std::unique_lock lock(st.mutex);
   while (true) {
-    if (signature_entry* e = find(params)) return *e;
-    if (!st.is_tracing(params)) break;
+    if (signature_entry* e = find(params, over)) return *e;
+    if (!st.is_tracing(params, over)) break;
     st.changed.wait(lock);
   }
-  st.tracing.emplace_back(params.begin(), params.end());
+  st.tracing.emplace_back(std::vector<ir::param>(params.begin(), params.end()), over);
   lock.unlock();
   std::unique_ptr<signature_entry> made;
   try {
-    made = std::make_unique<signature_entry>(params, std::make_shared<const ir::kernel>(make()));
+    made = std::make_unique<signature_entry>(params, over, std::make_shared<const ir::kernel>(make()));
   } catch (...) {
     lock.lock();
-    st.done_tracing(params);
+    st.done_tracing(params, over);
     throw;
   }
   stats_->traces.fetch_add(1);
@@ -97,7 +100,7 @@ PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> param
   e->older = newest_.load(std::memory_order_relaxed);
   st.entries.push_back(std::move(made));
   newest_.store(e, std::memory_order_release);
-  st.done_tracing(params);
+  st.done_tracing(params, over);
   lock.unlock();
   if (const ir_observer observer = ir_observer_slot().load()) observer(*e->ir);
   return *e;

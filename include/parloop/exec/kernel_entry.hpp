@@ -100,9 +100,11 @@ struct tuned_launch {
 
 struct signature_entry {
   // Made, and destroyed, by the kernel cache (kernel_cache_impl.hpp).
-  signature_entry(std::span<const ir::param> p, std::shared_ptr<const ir::kernel> traced);
+  signature_entry(std::span<const ir::param> p, const ir::extrusion& x, std::shared_ptr<const ir::kernel> traced);
 
   const std::vector<ir::param> params;
+  // The layers a loop over an extruded set runs (none for a set): a part of the signature.
+  const ir::extrusion over;
   const std::shared_ptr<const ir::kernel> ir;
   // The kernel last launched from this entry on each of a few backends (by id), read without a
   // lock. A slot's kernel is never freed while the entry lives, so a stale one is only a miss.

@@ -33,7 +33,9 @@ namespace parloop::detail {
 // generate the same kernel for it are one candidate.
 inline std::vector<loop_launch> launch_candidates(const ir::kernel& k, const device_backend& device) {
   std::vector<conflicts> ways{conflicts::atomics};
-  if (codegen::combines_through_maps(k)) ways.insert(ways.end(), {conflicts::colors, conflicts::blocks});
+  if (codegen::combines_through_maps(k)) ways.push_back(conflicts::colors);
+  // A loop over an extruded set takes no two-level plan (exec/device_launch.hpp).
+  if (codegen::combines_through_maps(k) && k.extrusion.layers == 0) ways.push_back(conflicts::blocks);
   std::vector<loop_launch> out;
   for (const conflicts c : ways) {
     for (const strategy& s : device.tuning_strategies()) {

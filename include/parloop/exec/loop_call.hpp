@@ -70,12 +70,15 @@ struct loop_call {
   // A loop over a subset of `set`: r is positions in its elements (made current before the
   // call), which the host callbacks map to elements themselves. Null: r is elements of `set`.
   subset_state* subset = nullptr;
+  // A loop over an extruded set (layers > 0): r is columns, each run over these layers.
+  ir::extrusion extrusion = {};
 };
 
-// The entry of the kernel `name` in `kernels` for the signature of `views`: found, or made by
-// make_ir once its aliasing is checked.
+// The entry of the kernel `name` in `kernels` for the signature of `views` (in a loop over
+// extruded set `set`, `over` its layers): found, or made by make_ir once its aliasing is checked.
 PARLOOP_FUNC signature_entry& entry_of(kernel_cache& kernels, const std::string& name, std::span<const arg_view> views,
-                                       function_ref<ir::kernel(std::span<const ir::param>)> make_ir);
+                                       function_ref<ir::kernel(std::span<const ir::param>)> make_ir,
+                                       const Set* set = nullptr, const ir::extrusion& over = {});
 
 // Checks and runs the call on its set's runtime (over its ranks where the set is distributed),
 // and counts it.

@@ -28,7 +28,9 @@ namespace parloop::detail {
 // otherwise give the new value on the host (which runs the lambda) and the old one on a device.
 inline void check_trace(const loop_call& call, const signature_entry& entry) {
   if (!call.callbacks.traced || !call.set.runtime().checks_traces()) return;
-  if (call.callbacks.make_ir(entry.params) == *entry.ir) return;
+  ir::kernel again = call.callbacks.make_ir(entry.params);
+  again.extrusion = entry.over;
+  if (again == *entry.ir) return;
   throw argument_error(fmt::format(
       "par_loop '{}': the kernel traces differently than at its first loop with these arguments: a value it "
       "captured by reference (or a global variable it reads) changed, and devices run the first trace. Capture "

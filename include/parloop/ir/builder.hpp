@@ -79,6 +79,8 @@ class builder {
   id call(op o, scalar_type t, id a, id b = no_id) { return intern({expr_kind::call, t, o, a, b}); }
   id select(scalar_type t, id c, id a, id b) { return intern({expr_kind::select, t, op::add, c, a, b}); }
   id cast(scalar_type t, id a) { return k_.exprs[a].type == t ? a : intern({expr_kind::cast, t, op::add, a}); }
+  // pl::layer(): a loop not over an extruded set refuses it (exec's entry_of).
+  id layer() { return intern({expr_kind::layer, scalar_type::int32}); }
 
   // ---- statements ----
   id let(std::string_view name, scalar_type t, id value) {

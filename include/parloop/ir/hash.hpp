@@ -42,7 +42,7 @@ inline std::uint64_t hash(const kernel& k) {
   h.add(k.name);
   h.add(k.params.size());
   for (const param& p : k.params) {
-    for (const std::uint64_t v : {u(p.type), u(p.dim), u(p.mode), u(p.kind), u(p.slot), u(p.arity), u(p.data), u(p.map)}) {
+    for (const std::uint64_t v : {u(p.type), u(p.dim), u(p.mode), u(p.kind), u(p.slot), u(p.arity), u(p.data), u(p.map), u(p.layered)}) {
       h.add(v);
     }
   }
@@ -74,6 +74,8 @@ inline std::uint64_t hash(const kernel& k) {
   for (const raw_param& r : k.raw_params) {
     for (const std::uint64_t v : {u(r.type), u(r.is_const), u(r.per_slot)}) h.add(v);
   }
+  const extrusion& x = k.extrusion;
+  for (const std::uint64_t v : {u(x.layers), u(x.first), u(x.count), u(x.facets)}) h.add(v);
   return h.digest();
 }
 

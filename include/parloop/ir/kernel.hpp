@@ -29,6 +29,10 @@ struct param {
   int arity;  // the map's arity of an indirect or whole-map argument, else 1
   int data;   // which distinct dat or global, numbered by first appearance
   int map;    // which distinct map, numbered by first appearance; -1 if none
+  // In a loop over an extruded set (kernel::extrusion): whether the argument's place moves with
+  // the layer -- a dat on the extruded set itself, or a map from it (its target one further per
+  // layer) -- rather than staying with the column (a dat on the base set, a map from it).
+  bool layered = false;
 
   friend bool operator==(const param&, const param&) = default;
 };
@@ -42,6 +46,7 @@ enum class expr_kind : std::uint8_t {
   call,     // o, a, b (no_id for one-argument functions)
   select,   // a ? b : c
   cast,     // a converted to type
+  layer,    // the layer of the cell being run (an int), in a loop over an extruded set
 };
 
 struct expr {
@@ -104,6 +109,19 @@ struct raw_param {
   friend bool operator==(const raw_param&, const raw_param&) = default;
 };
 
+// A loop over an extruded set (core/extruded_set.hpp) runs its columns, each work-item the
+// layers [first, first + count) of one column in order; `layers` is the cells per column of the
+// loop's set. Over interior horizontal facets, a layered map argument sees 2 x the map's arity
+// slots: the cell below the facet's, then the cell above's. layers == 0: a loop over a set.
+struct extrusion {
+  int layers = 0;
+  int first = 0;
+  int count = 0;
+  bool facets = false;
+
+  friend bool operator==(const extrusion&, const extrusion&) = default;
+};
+
 // A traced kernel has a body; a kernel from source has raw_source instead (an elemental C
 // function called `name`, taking one pointer per parameter) and no body.
 struct kernel {
@@ -117,6 +135,7 @@ struct kernel {
   // The C function's parameters as it declares them; empty: `T*` each, const for READ, a
   // whole-map argument's slots one after another.
   std::vector<raw_param> raw_params;
+  ir::extrusion extrusion;
 
   // Structural: two kernels are equal when they would generate the same code.
   friend bool operator==(const kernel&, const kernel&) = default;

@@ -39,6 +39,7 @@ inline std::string expr_text(const kernel& k, id i) {
     case expr_kind::select:
       return fmt::format("({} ? {} : {})", expr_text(k, e.a), expr_text(k, e.b), expr_text(k, e.c));
     case expr_kind::cast: return fmt::format("({}){}", type_name(e.type), expr_text(k, e.a));
+    case expr_kind::layer: return "layer";
   }
   return "?";
 }
@@ -99,12 +100,17 @@ inline std::string_view kind_name(arg_kind kind) {
 // The kernel as pseudo-C: one line per parameter, then the body.
 inline std::string to_string(const kernel& k) {
   std::string out = fmt::format("kernel {}\n", k.name);
+  if (const extrusion& x = k.extrusion; x.layers > 0) {
+    out += fmt::format("  over layers [{}, {}) of {} per column{}\n", x.first, x.first + x.count, x.layers,
+                       x.facets ? ", interior facets" : "");
+  }
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const param& p = k.params[i];
     out += fmt::format("  arg{}: {}[{}] {} {}", i, type_name(p.type), p.dim, access_name(p.mode),
                        detail::kind_name(p.kind));
     if (p.kind == arg_kind::indirect) out += fmt::format(" slot {} of {}", p.slot, p.arity);
     if (p.kind == arg_kind::whole_map) out += fmt::format(" arity {}", p.arity);
+    if (p.layered) out += " layered";
     out += "\n";
   }
   out += "{\n";
