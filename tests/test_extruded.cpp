@@ -388,6 +388,40 @@ TEST_CASE("horizontal loops over an extruded set of edges, through extruded maps
   }
 }
 
+TEST_CASE("a kernel from C source over interior facets, and an autotuned extruded loop, on a device",
+          "[extruded][loops][compiled]") {
+  if (!parloop_test::compiles_kernels()) return;
+  const int columns = 150, layers = 4;
+  const std::vector<double> t0 = whole_numbers(std::size_t(columns) * layers, 50);
+  const pl::Runtime rt = parloop_test::device_runtime();
+  const pl::Set tris(rt, columns, "tris");
+  const pl::ExtrudedSet cells(tris, layers, "cells");
+  const pl::Map own = pl::extrude(cells, cells, {0}, "own");
+  const pl::Dat<double> t(cells, t0, "t");
+  pl::Dat<double> q(cells, "q");
+  // OP2's convention: a whole map's slots one after another, the cell below then the cell above.
+  const auto source = pl::kernel_from_source(
+      "facet_jump", "void facet_jump(const double* t, double* q) { q[0] += t[1] - t[0]; q[1] -= t[1] - t[0]; }");
+  pl::par_loop(source, cells.interior_facets(), t(pl::READ, own), q(pl::INC, own));
+  std::vector<double> want(t0.size(), 0.0);
+  for (std::size_t c = 0; c < std::size_t(columns); ++c) {
+    for (std::size_t l = 0; l + 1 < std::size_t(layers); ++l) {
+      const double d = t0[c * layers + l + 1] - t0[c * layers + l];
+      want[c * layers + l] += d;
+      want[c * layers + l + 1] -= d;
+    }
+  }
+  CHECK(values_of(q) == want);
+  // Timed candidates: atomics and colours, never a two-level plan, all with the same answer.
+  pl::Dat<double> tuned(cells, "tuned");
+  const auto jump = pl::kernel("extruded_tuned_jump", [](auto tt, auto qq) {
+    qq[0][0] += tt[1][0] - tt[0][0];
+    qq[1][0] -= tt[1][0] - tt[0][0];
+  });
+  pl::par_loop(jump, cells.interior_facets(), pl::autotune{}, t(pl::READ, own), tuned(pl::INC, own));
+  CHECK(values_of(tuned) == want);
+}
+
 TEST_CASE("what a loop over an extruded set refuses", "[extruded]") {
   const pl::Runtime rt = pl::Runtime::open(parloop_test::device_backend());
   const pl::Set tris(rt, 10, "tris"), plain(rt, 30, "plain");
