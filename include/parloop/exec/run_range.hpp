@@ -65,7 +65,7 @@ inline void run_range(const loop_call& call, signature_entry& entry, const loop_
   const auto start = std::chrono::steady_clock::now();
   run();
   if (state.backend != nullptr) wait_for(*state.backend);
-  call.kernels.count_run(nanoseconds_since(start), declared_bytes(r, call.views));
+  call.kernels.count_run(nanoseconds_since(start), declared_bytes(r, call.views, call.extrusion));
 }
 
 }  // namespace parloop::detail
