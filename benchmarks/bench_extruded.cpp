@@ -6,11 +6,14 @@
 // a cache line written is read first; maps not counted) at the bandwidth a triad over the cells
 // reaches in the same run, counted alike. Each
 // figure is the median of repeated timings after a warm-up, the device waited for after each.
+// Each extruded loop runs three ways: the runtime's launch, a cell per work-item (the layer
+// fastest) and a column per work-item.
 // Usage: bench_extruded [base cells (20000)] [layers (50)] [reps (15)]
 #include <parloop/parloop.hpp>
 
 #include "common.hpp"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -86,53 +89,69 @@ int main(int argc, char** argv) {
   // The triad reads 2 arrays of n doubles and writes one, counted twice as the loops' writes are
   // (a cache line written is read first).
   const double bandwidth = 4.0 * 8.0 * double(n) / triad_s;
+  // Each extruded loop three ways: the runtime's launch; a cell per work-item, the layer fastest
+  // (split_n_across_workgroups with atomics); a column per work-item (chunked{64, 1}).
+  const auto horizontal_loop = [&](const auto&... how) {
+    pl::par_loop(horizontal, walls, how..., conductance(pl::READ), t(pl::READ, wall_cells, 0),
+                 t(pl::READ, wall_cells, 1), q(pl::INC, wall_cells, 0), q(pl::INC, wall_cells, 1), dz(pl::READ));
+  };
+  const auto vertical_loop = [&](const auto&... how) {
+    pl::par_loop(vertical, cells.interior_facets(), how..., area(pl::READ), t(pl::READ, own), q(pl::INC, own),
+                 dz(pl::READ));
+  };
+  const auto update_loop = [&](const auto&... how) {
+    pl::par_loop(update, cells, how..., area(pl::READ), t(pl::RW), q(pl::RW), dz(pl::READ), dt(pl::READ),
+                 change(pl::MAX), heat(pl::INC));
+  };
   struct row {
     const char* name;
-    double extruded, flat, bytes;
+    double runtime_default, by_cell, by_column, flat, bytes;
+  };
+  const auto three_ways = [&](const auto& loop) {
+    return std::array<double, 3>{
+        seconds([&] { loop(); }),
+        seconds([&] { loop(pl::split_n_across_workgroups{256}, pl::conflicts::atomics); }),
+        seconds([&] { loop(pl::chunked{64, 1}); })};
   };
   const double cells_bytes = 8.0 * double(n);
-  std::vector<row> rows{
-      {"horizontal", seconds([&] {
-         pl::par_loop(horizontal, walls, conductance(pl::READ), t(pl::READ, wall_cells, 0), t(pl::READ, wall_cells, 1),
-                      q(pl::INC, wall_cells, 0), q(pl::INC, wall_cells, 1), dz(pl::READ));
-       }),
-       seconds([&] {
-         pl::par_loop(horizontal, flat_walls, fcond(pl::READ), ft(pl::READ, flat_wc, 0), ft(pl::READ, flat_wc, 1),
-                      fq(pl::INC, flat_wc, 0), fq(pl::INC, flat_wc, 1), dz(pl::READ));
-       }),
-       // t read, q read and written; the base's conductances.
-       3 * cells_bytes + 8.0 * m.nedge},
-      {"vertical", seconds([&] {
-         pl::par_loop(vertical, cells.interior_facets(), area(pl::READ), t(pl::READ, own), q(pl::INC, own), dz(pl::READ));
-       }),
-       seconds([&] {
-         pl::par_loop(vertical, flat_facets, ffacet(pl::READ), ft(pl::READ, flat_fc), fq(pl::INC, flat_fc), dz(pl::READ));
-       }),
-       3 * cells_bytes + 8.0 * m.ncell},
-      {"update", seconds([&] {
-         pl::par_loop(update, cells, area(pl::READ), t(pl::RW), q(pl::RW), dz(pl::READ), dt(pl::READ), change(pl::MAX),
-                      heat(pl::INC));
-       }),
-       seconds([&] {
-         pl::par_loop(update, flat_cells, farea(pl::READ), ft(pl::RW), fq(pl::RW), dz(pl::READ), dt(pl::READ),
-                      change(pl::MAX), heat(pl::INC));
-       }),
-       4 * cells_bytes + 8.0 * m.ncell},
+  std::vector<row> rows;
+  const auto add = [&](const char* name, const std::array<double, 3>& extruded, double flat, double bytes) {
+    rows.push_back({name, extruded[0], extruded[1], extruded[2], flat, bytes});
   };
+  add("horizontal", three_ways(horizontal_loop), seconds([&] {
+        pl::par_loop(horizontal, flat_walls, fcond(pl::READ), ft(pl::READ, flat_wc, 0), ft(pl::READ, flat_wc, 1),
+                     fq(pl::INC, flat_wc, 0), fq(pl::INC, flat_wc, 1), dz(pl::READ));
+      }),
+      // t read, q read and written; the base's conductances.
+      3 * cells_bytes + 8.0 * m.nedge);
+  add("vertical", three_ways(vertical_loop), seconds([&] {
+        pl::par_loop(vertical, flat_facets, ffacet(pl::READ), ft(pl::READ, flat_fc), fq(pl::INC, flat_fc), dz(pl::READ));
+      }),
+      3 * cells_bytes + 8.0 * m.ncell);
+  add("update", three_ways(update_loop), seconds([&] {
+        pl::par_loop(update, flat_cells, farea(pl::READ), ft(pl::RW), fq(pl::RW), dz(pl::READ), dt(pl::READ),
+                     change(pl::MAX), heat(pl::INC));
+      }),
+      4 * cells_bytes + 8.0 * m.ncell);
   std::printf("bench_extruded on %s (%s): %d base cells x %d layers = %zu cells, median of %d\n",
               std::string(pl::backend_name(rt.kind())).c_str(), rt.device_name().c_str(), m.ncell, layers, n, reps);
   std::printf("triad over the cells: %.3f ms, %.1f GB/s (the floors' bandwidth)\n", 1e3 * triad_s, 1e-9 * bandwidth);
-  std::printf("%-11s %11s %11s %9s %11s %9s\n", "loop", "extruded", "flattened", "ratio", "floor", "to floor");
-  double total_extruded = 0, total_flat = 0, total_floor = 0;
+  std::printf("%-11s %11s %11s %11s %11s %9s %11s %9s  (ratio: the runtime's launch to the flattened loop)\n", "loop",
+              "extruded", "by cell", "by column", "flattened", "ratio", "floor", "to floor");
+  row total{"step", 0, 0, 0, 0, 0};
+  for (const row& r : rows) {
+    total.runtime_default += r.runtime_default;
+    total.by_cell += r.by_cell;
+    total.by_column += r.by_column;
+    total.flat += r.flat;
+    total.bytes += r.bytes;
+  }
+  rows.push_back(total);
   for (const row& r : rows) {
     const double floor = r.bytes / bandwidth;
-    total_extruded += r.extruded;
-    total_flat += r.flat;
-    total_floor += floor;
-    std::printf("%-11s %8.3f ms %8.3f ms %8.2fx %8.3f ms %8.2fx\n", r.name, 1e3 * r.extruded, 1e3 * r.flat,
-                r.extruded / r.flat, 1e3 * floor, r.extruded / floor);
+    std::printf("%-11s %8.3f ms %8.3f ms %8.3f ms %8.3f ms %8.2fx %8.3f ms %8.2fx\n", r.name, 1e3 * r.runtime_default,
+                1e3 * r.by_cell, 1e3 * r.by_column, 1e3 * r.flat, r.runtime_default / r.flat, 1e3 * floor,
+                r.runtime_default / floor);
   }
-  std::printf("%-11s %8.3f ms %8.3f ms %8.2fx %8.3f ms %8.2fx\n", "step", 1e3 * total_extruded, 1e3 * total_flat,
-              total_extruded / total_flat, 1e3 * total_floor, total_extruded / total_floor);
   return 0;
 }

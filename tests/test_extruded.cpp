@@ -9,8 +9,11 @@
 #include <array>
 #include <variant>
 #include <cstddef>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include <parloop/codegen/kernel_source.hpp>
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"
@@ -329,6 +332,15 @@ TEST_CASE("a loop over interior facets sees the cell below and the cell above th
     CHECK(values_of(flux) == want_flux);
     CHECK(values_of(below) == want_below);
     CHECK(jump.value() == want_jump);
+    // A cell per work-item, the increments atomic: the same answers.
+    pl::Dat<double> by_cell(cells, "by_cell");
+    pl::Global<double> jump_by_cell(rt, 0.0, "jump_by_cell");
+    pl::Dat<int> below_by_cell(cells, std::vector<int>(t0.size(), -1), "below_by_cell");
+    pl::par_loop(vertical, cells.interior_facets(), pl::split_n_across_workgroups{32}, pl::conflicts::atomics,
+                 t(pl::READ, own), by_cell(pl::INC, own), below_by_cell(pl::WRITE, own, 0), jump_by_cell(pl::INC));
+    CHECK(values_of(by_cell) == want_flux);
+    CHECK(values_of(below_by_cell) == want_below);
+    CHECK(jump_by_cell.value() == want_jump);
 
     // One slot at a time: slot 1 is the cell above.
     pl::Dat<double> above(cells, "above");
@@ -369,11 +381,16 @@ TEST_CASE("horizontal loops over an extruded set of edges, through extruded maps
       da += f;
       db -= f;
     });
-    for (const pl::conflicts way : {pl::conflicts::atomics, pl::conflicts::colors, pl::conflicts::blocks}) {
-      INFO(int(way));
+    // split_n_across_workgroups with atomics runs a cell per work-item; the others a column.
+    const std::array<pl::strategy, 2> strategies{pl::split_n_across_workgroups{64}, pl::chunked{8, 4}};
+    for (const auto& [way, s] : {std::pair{pl::conflicts::atomics, 0}, std::pair{pl::conflicts::atomics, 1},
+                                 std::pair{pl::conflicts::colors, 0}, std::pair{pl::conflicts::blocks, 1}}) {
+      INFO(int(way) << " " << pl::to_string(strategies[std::size_t(s)]));
       pl::Dat<double> fresh(cells, "fresh");
-      pl::par_loop(horizontal, walls, way, conductance(pl::READ), t(pl::READ, wc, 0), t(pl::READ, wc, 1),
-                   fresh(pl::INC, wc, 0), fresh(pl::INC, wc, 1));
+      std::visit([&](const auto& named) {
+        pl::par_loop(horizontal, walls, way, named, conductance(pl::READ), t(pl::READ, wc, 0), t(pl::READ, wc, 1),
+                     fresh(pl::INC, wc, 0), fresh(pl::INC, wc, 1));
+      }, strategies[std::size_t(s)]);
       std::vector<double> want(t0.size(), 0.0);
       for (std::size_t e = 0; e < std::size_t(base_edges); ++e) {
         const std::size_t a = at(edge_tris[2 * e]), c = at(edge_tris[2 * e + 1]);
@@ -420,6 +437,37 @@ TEST_CASE("a kernel from C source over interior facets, and an autotuned extrude
   });
   pl::par_loop(jump, cells.interior_facets(), pl::autotune{}, t(pl::READ, own), tuned(pl::INC, own));
   CHECK(values_of(tuned) == want);
+}
+
+TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a column can race", "[extruded]") {
+  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
+  const pl::Set tris(rt, 4, "tris");
+  const pl::ExtrudedSet cells(tris, 3, "cells");
+  const pl::Map own = pl::extrude(cells, cells, {0}, "own");
+  const pl::Dat<double> t(cells, "t"), area(tris, "area");
+  pl::Dat<double> q(cells, "q"), column(tris, "column");
+  const auto k = pl::kernel("extruded_mapping", [](auto a, auto tt, auto qq) { qq[0][0] += a * tt[0][0]; });
+  pl::ir::kernel ir = *k.traced(area(pl::READ), t(pl::READ, own), q(pl::INC, own));
+  ir.extrusion = {3, 0, 3, false};
+  ir.params[1].layered = ir.params[2].layered = true;
+  namespace cg = pl::codegen;
+  const auto source = [&](const pl::ir::kernel& of, const pl::strategy& s, pl::conflicts writes) {
+    return cg::make_source(of, cg::dialect_kind::cuda, s, cg::options{.writes = writes}).code.text;
+  };
+  const pl::strategy split = pl::split_n_across_workgroups{128};
+  // A cell per work-item: its column and layer from its index.
+  const std::string by_cell = source(ir, split, pl::conflicts::atomics);
+  CHECK_THAT(by_cell, Contains("pl_cell = (long long)pl_start * 3 + pl_item"));
+  CHECK_THAT(by_cell, !Contains("for (int pl_l"));
+  // A column per work-item: coloured, or another strategy, or a base dat incremented by each cell.
+  CHECK_THAT(source(ir, split, pl::conflicts::colors), Contains("for (int pl_l = 0; pl_l < 3; ++pl_l)"));
+  CHECK_THAT(source(ir, pl::strategy(pl::grid_stride{128, 2}), pl::conflicts::atomics), Contains("for (int pl_l"));
+  pl::ir::kernel to_base = ir;
+  to_base.params[0].mode = pl::access::inc;
+  CHECK_THAT(source(to_base, split, pl::conflicts::atomics), Contains("for (int pl_l"));
+  // Its grid: a work-item per cell of the range's columns.
+  const auto made = cg::make_source(ir, cg::dialect_kind::cuda, split, cg::options{.writes = pl::conflicts::atomics});
+  CHECK(made.grid(0, 100, {}) == (100 * 3 + 127) / 128);
 }
 
 TEST_CASE("what a loop over an extruded set refuses", "[extruded]") {

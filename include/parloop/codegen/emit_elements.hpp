@@ -31,6 +31,17 @@ inline void emitter::elements(source_writer& w) {
           vector_elements(w, v.width);
           return;
         } else if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
+          if (cells_) {
+            // Cell pl_cell of the range's columns, the layer fastest.
+            const ir::extrusion& x = k_.extrusion;
+            w.line("const {} pl_cell = ({})pl_start * {} + pl_item;", index, index, x.count);
+            w.open("if (pl_cell < ({})pl_end * {})", index, x.count);
+            w.line("const {} pl_e = pl_cell / {};", index, x.count);
+            w.line("const int pl_l = {} + (int)(pl_cell - pl_e * {});", x.first, x.count);
+            element(w, {}, 0);
+            w.close();
+            return;
+          }
           w.line("const {} {} = ({})pl_start + pl_item;", index, at, index);
           w.open("if ({} < pl_end)", at);
         } else if constexpr (std::is_same_v<S, grid_stride>) {

@@ -97,11 +97,13 @@ inline void emitter::kernel_definition(source_writer& w) {
 // One element pl_e: gather, body, scatter. An argument in `in_vectors` is the j-th element's
 // part of its private pl_vec array instead. In a loop over an extruded set, pl_e is a column,
 // whose layers run in order, each its own gather, body and scatter: one work-item has the
-// whole column, so its cells' increments of a shared target never race.
+// whole column, so its cells' increments of a shared target never race. Run a cell per
+// work-item (runs_cells), the work-item's pl_e and pl_l are its cell's.
 inline void emitter::element(source_writer& w, const std::vector<bool>& in_vectors, int j) {
   const auto vectored = [&](std::size_t i) { return i < in_vectors.size() && in_vectors[i]; };
   const ir::extrusion& x = k_.extrusion;
-  if (x.layers > 0) w.open("for (int pl_l = {}; pl_l < {}; ++pl_l)", x.first, x.first + x.count);
+  const bool layer_loop = x.layers > 0 && !cells_;
+  if (layer_loop) w.open("for (int pl_l = {}; pl_l < {}; ++pl_l)", x.first, x.first + x.count);
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
     if (!vectored(i)) {
@@ -115,7 +117,7 @@ inline void emitter::element(source_writer& w, const std::vector<bool>& in_vecto
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (!vectored(i)) scatter(w, i, k_.params[i]);
   }
-  if (x.layers > 0) w.close();
+  if (layer_loop) w.close();
 }
 
 // Helpers are guarded so that several generated sources can be compiled as one.

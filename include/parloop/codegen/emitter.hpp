@@ -59,6 +59,22 @@ inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
          !(is_combining(p.mode) && fresh_direct_results(k));
 }
 
+// Whether a loop over an extruded set runs a cell per work-item, the layer fastest, rather than
+// a column per work-item: under split_n_across_workgroups (one element per work-item: here a
+// cell), where no two cells of a column can race -- nothing written through a map but
+// increments by atomics, no dat of the base set (a column's, shared by its cells) modified. A
+// column's consecutive cells then go to consecutive work-items, whose loads of a dat on the
+// extruded set are coalesced; a column per work-item reads its map row once.
+inline bool runs_cells(const ir::kernel& k, const strategy& s, conflicts writes) {
+  const ir::extrusion& x = k.extrusion;
+  if (x.layers == 0 || x.count == 0 || !std::holds_alternative<split_n_across_workgroups>(s)) return false;
+  return std::none_of(k.params.begin(), k.params.end(), [&](const ir::param& p) {
+    if (p.kind == arg_kind::direct) return !p.layered && is_modified(p.mode);
+    if (!through_map(p.kind)) return false;
+    return p.mode == access::write || p.mode == access::rw || (is_combining(p.mode) && writes != conflicts::atomics);
+  });
+}
+
 class emitter {
  public:
   emitter(const ir::kernel& k, const dialect& d, const strategy& s, const options& o = {})
@@ -68,6 +84,7 @@ class emitter {
         checked_(checks_indices(k, o)),
         writes_(o.writes),
         colored_(o.writes == conflicts::colors),
+        cells_(runs_cells(k, s, o.writes)),
         dats_(o.dats) {}
 
   // The whole source: helpers, the C source of a kernel from source, the entry point.
@@ -205,6 +222,8 @@ class emitter {
   const bool checked_;
   const conflicts writes_;
   const bool colored_;
+  // A loop over an extruded set run a cell per work-item (runs_cells): no loop over the layers.
+  const bool cells_;
   const dat_layout dats_;
   features features_;
   std::set<std::pair<ir::op, scalar_type>> minmax_;

@@ -18,9 +18,11 @@
 
 namespace parloop::codegen {
 
-// The functor giving the number of work-groups the strategy's kernel needs for a range.
-inline grid_size_functor grid_size(const strategy& s) {
+// The functor giving the number of work-groups the strategy's kernel needs for a range (of
+// columns, over an extruded set: `cells` of them per column where it runs a cell per work-item).
+inline grid_size_functor grid_size(const strategy& s, int cells = 0) {
   parloop::detail::check_strategy(s);
+  if (cells > 0) return grid_size_functor(ceil_div((end() - start()) * constant(cells), constant(parloop::detail::block_size(s))));
   return std::visit(
       [](const auto& v) {
         using S = std::decay_t<decltype(v)>;
@@ -74,7 +76,9 @@ inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, cons
   const strategy s = for_kernel(k, requested, o.writes);
   // A two-level plan's launch is a work-group per block of its range (positions in the plan's
   // block order).
-  grid_size_functor grid = o.writes == conflicts::blocks ? grid_size_functor(end() - start()) : grid_size(s);
+  grid_size_functor grid = o.writes == conflicts::blocks ? grid_size_functor(end() - start())
+                          : runs_cells(k, s, o.writes)    ? grid_size(s, k.extrusion.count)
+                                                          : grid_size(s);
   return {generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), buffers(k, o)};
 }
 
