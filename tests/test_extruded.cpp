@@ -195,6 +195,26 @@ TEST_CASE("loops through maps from an extruded set: INC, WRITE and RW at every l
     CHECK(values_of(load) == want_load);
     CHECK(values_of(sampled) == want_sampled);
 
+    // A plain map from the base into the same extruded set beside a layered one: both are
+    // coloured by the columns they reach, so columns meeting through either are kept apart.
+    std::vector<pl::index_t> tops(3 * std::size_t(columns));
+    for (std::size_t i = 0; i < tops.size(); ++i) tops[i] = tri_nodes[i] * (layers + 1) + layers;
+    const pl::Map top(tris, nodes, 3, tops, "top");
+    pl::Dat<double> both(nodes, "both");
+    const auto two_maps = pl::kernel("extruded_two_maps", [](auto w, auto a, auto b) {
+      a += w;
+      b += 2.0 * w;
+    });
+    pl::par_loop(two_maps, cells, pl::conflicts::colors, weight(pl::READ), both(pl::INC, top, 0), both(pl::INC, cn, 0));
+    std::vector<double> want_both(want_load.size(), 0.0);
+    for (std::size_t c = 0; c < std::size_t(columns); ++c) {
+      for (std::size_t l = 0; l < std::size_t(layers); ++l) {
+        want_both[at(tops[3 * c])] += weight0[c * layers + l];
+        want_both[at(tri_nodes[3 * c]) * (layers + 1) + l] += 2.0 * weight0[c * layers + l];
+      }
+    }
+    CHECK(values_of(both) == want_both);
+
     // WRITE through a map whose columns are distinct: each column's cells in layer order, so a
     // face between two cells keeps what the upper one wrote, as on the host.
     pl::Dat<int> face_mark(faces, std::vector<int>(std::size_t(columns) * (layers + 1), -1), "face_mark");

@@ -98,7 +98,8 @@ inline std::vector<std::size_t> space_sizes(std::span<const combined_targets> th
   std::vector<std::size_t> sizes;
   for (const combined_targets& t : through) {
     if (sizes.size() <= static_cast<std::size_t>(t.space)) sizes.resize(static_cast<std::size_t>(t.space) + 1, 0);
-    sizes[static_cast<std::size_t>(t.space)] = static_cast<std::size_t>(t.space_size);
+    // Every map into one space numbers it alike; the largest size guards the tables all the same.
+    sizes[static_cast<std::size_t>(t.space)] = std::max(sizes[static_cast<std::size_t>(t.space)], static_cast<std::size_t>(t.space_size));
   }
   return sizes;
 }

@@ -71,7 +71,7 @@ class ExtrudedSet : public Set {
     if (base.distribution() != nullptr) refuse("the base is distributed over ranks, and extruded sets are not yet");
     if (base.renumbered()) {
       refuse("pl::renumber has reordered the base, and extruded entities are numbered after the base's elements as "
-             "the user numbers them: extrude first, or renumber nothing");
+             "the user numbers them; extruded meshes are not renumbered yet");
     }
     if (std::int64_t{base.size()} * layers > std::numeric_limits<index_t>::max()) {
       throw data_error(fmt::format("extruded set '{}': {} columns of {} layers is more than {} entities", name,

@@ -52,11 +52,30 @@ struct map_state : std::enable_shared_from_this<map_state> {
   bool layered = false;
   std::vector<index_t> column_values;
   index_t target_columns = 0;
+  // A plain map's targets' columns, where its target set is extruded (colour_targets).
+  mutable std::vector<index_t> target_column_of;
 
-  // What loops keep apart (colourings, the checks of WRITE and RW): the targets of a row, or of
-  // a layered map the targets' columns, and how many there are.
+  // What the checks of WRITE and RW keep apart: the targets of a row, or of a layered map the
+  // targets' columns, and how many there are.
   std::span<const index_t> row_targets() const { return layered ? column_values : values; }
   index_t target_count() const { return layered ? target_columns : to.size(); }
+
+  // What colourings keep apart: as row_targets, but a plain map into an extruded set (from its
+  // loop's base, say) gives its targets' columns too, so that one loop colouring through it and
+  // through a layered map into the same set numbers that set's targets one way (columns).
+  // Worked out on first use and kept: such a map is never renumbered.
+  std::span<const index_t> colour_targets() const {
+    if (layered || to.state().layers == 0) return row_targets();
+    if (target_column_of.empty() && !values.empty()) {
+      target_column_of.resize(values.size());
+      for (std::size_t i = 0; i < values.size(); ++i) target_column_of[i] = values[i] / to.state().layers;
+    }
+    return target_column_of;
+  }
+  index_t colour_target_count() const {
+    if (layered || to.state().layers == 0) return target_count();
+    return to.state().base->size;
+  }
 
   // Rows put in the loops' new order of `from` (row i is the one that was from_order[i]; empty:
   // as they are) and targets renumbered for the new order of `to` (t becomes to_new[t]; empty:

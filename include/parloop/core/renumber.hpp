@@ -66,7 +66,8 @@ inline void renumber(const Set& first) {
     // An extruded set's entities are numbered column by column, after its base's elements.
     if (s.extruded() || s.state().extruded_over) {
       throw argument_error(fmt::format("pl::renumber: set '{}' is {}, whose entities are numbered column by column "
-                                       "after the base set's elements: renumber the base mesh before extruding it",
+                                       "after the base set's elements as the user numbers them; extruded meshes are "
+                                       "not renumbered yet (a base stays one after its extruded sets have gone)",
                                        s.name(), s.extruded() ? "an extruded set" : "the base of an extruded set"));
     }
   }

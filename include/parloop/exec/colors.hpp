@@ -54,8 +54,8 @@ inline void add_combined(const arg_view& a, combined_args& out) {
   // Over an extruded set's interior facets, slot arity + j is slot j of the cell above.
   const int slot = a.slot % m.arity;
   out.maps[out.count] = &m;
-  out.through[out.count++] = {m.row_targets(), m.arity, whole ? 0 : slot, whole ? m.arity - 1 : slot,
-                              static_cast<int>(space), m.target_count()};
+  out.through[out.count++] = {m.colour_targets(), m.arity, whole ? 0 : slot, whole ? m.arity - 1 : slot,
+                              static_cast<int>(space), m.colour_target_count()};
   const std::pair<const void*, access> key{a.owner, a.mode};
   std::size_t g = 0;
   while (g < out.n_groups && !(out.group_keys[g] == key && out.group_maps[g] == &m)) ++g;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <exception>
 #include <span>
 #include <vector>
@@ -25,9 +26,11 @@
 
 namespace parloop::detail {
 
-inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r) {
+// Over an extruded set, r is columns of `cells_per_element` cells each: the work is the cells.
+inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r, index_t cells_per_element = 1) {
   const index_t n = r.end - r.start;
-  const int threads = threads_for(pool.size(), n);
+  const std::int64_t work = std::min<std::int64_t>(std::int64_t{n} * cells_per_element, std::numeric_limits<index_t>::max());
+  const int threads = threads_for(pool.size(), static_cast<index_t>(work));
   if (threads == 1) {
     h.run(r, nullptr);
     return;
@@ -56,10 +59,14 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   const index_t n = r.end - r.start;
   if (n <= 0) return;
   const bool combining = combines_through_maps(call);
+  // Over an extruded set, r is columns: a block is as many cells as the block size says, in
+  // whole columns, so that a small base mesh of tall columns still spreads over the threads.
+  const index_t cells_per_column = call.extrusion.layers > 0 ? std::max(1, call.extrusion.count) : 1;
   if (!runs_in_blocks(call)) {
-    run_chunks(pool, h, r);
+    run_chunks(pool, h, r, cells_per_column);
     return;
   }
+  block = std::max(1, block / cells_per_column);
   const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
   const std::size_t stride = h.partial_bytes;
   if (scratch.size() < static_cast<std::size_t>(blocks) * stride) scratch.resize(static_cast<std::size_t>(blocks) * stride);
