@@ -59,14 +59,16 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   const index_t n = r.end - r.start;
   if (n <= 0) return;
   const bool combining = combines_through_maps(call);
-  // Over an extruded set, r is columns: a block is as many cells as the block size says, in
-  // whole columns, so that a small base mesh of tall columns still spreads over the threads.
+  // Over an extruded set, r is columns: blocks of `block` columns, but at least four per thread
+  // where there are columns enough, so that a small base mesh of tall columns still spreads
+  // over the threads. (Blocks of `block` cells, a few columns each, took twice as long over
+  // bench_extruded's walls: more colours of smaller blocks.)
   const index_t cells_per_column = call.extrusion.layers > 0 ? std::max(1, call.extrusion.count) : 1;
   if (!runs_in_blocks(call)) {
     run_chunks(pool, h, r, cells_per_column);
     return;
   }
-  block = std::max(1, block / cells_per_column);
+  if (call.extrusion.layers > 0) block = std::max<index_t>(1, std::min<index_t>(block, n / (4 * pool.size())));
   const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
   const std::size_t stride = h.partial_bytes;
   if (scratch.size() < static_cast<std::size_t>(blocks) * stride) scratch.resize(static_cast<std::size_t>(blocks) * stride);
