@@ -401,7 +401,7 @@ TEST_CASE("horizontal loops over an extruded set of edges, through extruded maps
       da += f;
       db -= f;
     });
-    // split_n_across_workgroups with atomics runs a cell per work-item; the others a column.
+    // split_n_across_workgroups with atomics runs a cell per work-item; chunks and colours a column.
     const std::array<pl::strategy, 2> strategies{pl::split_n_across_workgroups{64}, pl::chunked{8, 4}};
     for (const auto& [way, s] : {std::pair{pl::conflicts::atomics, 0}, std::pair{pl::conflicts::atomics, 1},
                                  std::pair{pl::conflicts::colors, 0}, std::pair{pl::conflicts::blocks, 1}}) {
@@ -479,15 +479,26 @@ TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a co
   const std::string by_cell = source(ir, split, pl::conflicts::atomics);
   CHECK_THAT(by_cell, Contains("pl_cell = (long long)pl_start * 3 + pl_item"));
   CHECK_THAT(by_cell, !Contains("for (int pl_l"));
-  // A column per work-item: coloured, or another strategy, or a base dat incremented by each cell.
+  // The GPU's other strategies too: a grid's work-items stride over the cells, and vectors (of
+  // columns' cells, not side by side) become a cell per work-item.
+  const pl::strategy stride = pl::grid_stride{128, 2};
+  const std::string strided = source(ir, stride, pl::conflicts::atomics);
+  CHECK_THAT(strided, Contains("for (long long pl_cell = (long long)pl_start * 3 + pl_item; pl_cell < (long long)pl_end * 3;"));
+  CHECK_THAT(strided, !Contains("for (int pl_l"));
+  CHECK(source(ir, pl::vectors_across_workgroups{128, 2}, pl::conflicts::atomics) == by_cell);
+  // A column per work-item: coloured, or a CPU's chunks, or a base dat incremented by each cell.
   CHECK_THAT(source(ir, split, pl::conflicts::colors), Contains("for (int pl_l = 0; pl_l < 3; ++pl_l)"));
-  CHECK_THAT(source(ir, pl::strategy(pl::grid_stride{128, 2}), pl::conflicts::atomics), Contains("for (int pl_l"));
+  CHECK_THAT(source(ir, pl::chunked{16, 1}, pl::conflicts::atomics), Contains("for (int pl_l = 0; pl_l < 3; ++pl_l)"));
   pl::ir::kernel to_base = ir;
   to_base.params[0].mode = pl::access::inc;
   CHECK_THAT(source(to_base, split, pl::conflicts::atomics), Contains("for (int pl_l"));
-  // Its grid: a work-item per cell of the range's columns.
+  // The grids: a work-item per cell of the range's columns; a grid of at most waves blocks per
+  // compute unit.
   const auto made = cg::make_source(ir, cg::dialect_kind::cuda, split, cg::options{.writes = pl::conflicts::atomics});
   CHECK(made.grid(0, 100, {}) == (100 * 3 + 127) / 128);
+  const auto grid = cg::make_source(ir, cg::dialect_kind::cuda, stride, cg::options{.writes = pl::conflicts::atomics}).grid;
+  CHECK(grid(0, 100, {.compute_units = 4}) == (100 * 3 + 127) / 128);
+  CHECK(grid(0, 10000, {.compute_units = 4}) == 4 * 2);
 }
 
 TEST_CASE("what a loop over an extruded set refuses", "[extruded]") {

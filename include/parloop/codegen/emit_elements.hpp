@@ -32,19 +32,22 @@ inline void emitter::elements(source_writer& w) {
           return;
         } else if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
           if (cells_) {
-            // Cell pl_cell of the range's columns, the layer fastest.
             const ir::extrusion& x = k_.extrusion;
             w.line("const {} pl_cell = ({})pl_start * {} + pl_item;", index, index, x.count);
             w.open("if (pl_cell < ({})pl_end * {})", index, x.count);
-            w.line("const {} pl_e = pl_cell / {};", index, x.count);
-            w.line("const int pl_l = {} + (int)(pl_cell - pl_e * {});", x.first, x.count);
-            element(w, {}, 0);
-            w.close();
+            cell_element(w);
             return;
           }
           w.line("const {} {} = ({})pl_start + pl_item;", index, at, index);
           w.open("if ({} < pl_end)", at);
         } else if constexpr (std::is_same_v<S, grid_stride>) {
+          if (cells_) {
+            const ir::extrusion& x = k_.extrusion;
+            w.open("for ({} pl_cell = ({})pl_start * {} + pl_item; pl_cell < ({})pl_end * {}; pl_cell += {})", index,
+                   index, x.count, index, x.count, d_.work_items());
+            cell_element(w);
+            return;
+          }
           w.open("for ({} {} = ({})pl_start + pl_item; {} < pl_end; {} += {})", index, at, index, at, at, d_.work_items());
         } else {
           w.line("const {} pl_first = ({})pl_start + ({})pl_item * {};", index, index, index, v.per_item);
@@ -56,6 +59,16 @@ inline void emitter::elements(source_writer& w) {
         w.close();
       },
       strategy_);
+}
+
+// Cell pl_cell of the range's columns (runs_cells), the layer fastest: its column pl_e and
+// layer pl_l, then the element; closes the block the caller opened.
+inline void emitter::cell_element(source_writer& w) {
+  const ir::extrusion& x = k_.extrusion;
+  w.line("const {} pl_e = pl_cell / {};", index_type(), x.count);
+  w.line("const int pl_l = {} + (int)(pl_cell - pl_e * {});", x.first, x.count);
+  element(w, {}, 0);
+  w.close();
 }
 
 // vectors_across_workgroups: the work-item's `width` elements from pl_base, a multiple of

@@ -53,21 +53,24 @@ inline bool fresh_direct_results(const ir::kernel& k) { return !k.raw_source.emp
 // INC, MIN or MAX argument of a kernel from source: its C function gets a private copy starting
 // at the identity (0, or an infinity), which the one-element path keeps to; the stored value
 // would give another rounding (and a fraction added to an int another result).
-// In a loop over an extruded set, a layered one's elements are a column's cells: not side by side.
+// Nothing in a loop over an extruded set: a layered argument's elements are a column's cells, not
+// side by side, and a base-set one is its column's, which a cell per work-item shares.
 inline bool moves_as_vectors(const ir::kernel& k, const ir::param& p) {
-  return p.kind == arg_kind::direct && !p.layered && p.type != scalar_type::boolean &&
+  return k.extrusion.layers == 0 && p.kind == arg_kind::direct && p.type != scalar_type::boolean &&
          !(is_combining(p.mode) && fresh_direct_results(k));
 }
 
 // Whether a loop over an extruded set runs a cell per work-item, the layer fastest, rather than
-// a column per work-item: under split_n_across_workgroups (one element per work-item: here a
-// cell), where no two cells of a column can race -- nothing written through a map but
-// increments by atomics, no dat of the base set (a column's, shared by its cells) modified. A
+// a column per work-item: under the strategies of one element at a time per work-item, consecutive
+// elements on consecutive work-items (split_n_across_workgroups, grid_stride: a GPU's; here an
+// element is a cell), where no two cells of a column can race -- nothing written through a map
+// but increments by atomics, no dat of the base set (a column's, shared by its cells) modified. A
 // column's consecutive cells then go to consecutive work-items, whose loads of a dat on the
 // extruded set are coalesced; a column per work-item reads its map row once.
 inline bool runs_cells(const ir::kernel& k, const strategy& s, conflicts writes) {
   const ir::extrusion& x = k.extrusion;
-  if (x.layers == 0 || x.count == 0 || !std::holds_alternative<split_n_across_workgroups>(s)) return false;
+  if (x.layers == 0 || x.count == 0) return false;
+  if (!std::holds_alternative<split_n_across_workgroups>(s) && !std::holds_alternative<grid_stride>(s)) return false;
   return std::none_of(k.params.begin(), k.params.end(), [&](const ir::param& p) {
     if (p.kind == arg_kind::direct) return !p.layered && is_modified(p.mode);
     if (!through_map(p.kind)) return false;
@@ -191,6 +194,7 @@ class emitter {
   // The elements of a work-item, per strategy (emit_elements.hpp).
   void elements(source_writer& w);
   void vector_elements(source_writer& w, int width);
+  void cell_element(source_writer& w);
   static std::string in_range(int j);
   void move_vectors(source_writer& w, const std::vector<std::size_t>& args, int width, bool load);
 

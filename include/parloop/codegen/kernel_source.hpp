@@ -22,15 +22,14 @@ namespace parloop::codegen {
 // columns, over an extruded set: `cells` of them per column where it runs a cell per work-item).
 inline grid_size_functor grid_size(const strategy& s, int cells = 0) {
   parloop::detail::check_strategy(s);
-  if (cells > 0) return grid_size_functor(ceil_div((end() - start()) * constant(cells), constant(parloop::detail::block_size(s))));
+  const grid_term elements = cells > 0 ? (end() - start()) * constant(cells) : end() - start();
   return std::visit(
-      [](const auto& v) {
+      [&](const auto& v) {
         using S = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
-          return grid_size_functor(ceil_div(end() - start(), constant(v.block)));
+          return grid_size_functor(ceil_div(elements, constant(v.block)));
         } else if constexpr (std::is_same_v<S, grid_stride>) {
-          return grid_size_functor(
-              min(ceil_div(end() - start(), constant(v.block)), compute_units() * constant(v.waves)));
+          return grid_size_functor(min(ceil_div(elements, constant(v.block)), compute_units() * constant(v.waves)));
         } else if constexpr (std::is_same_v<S, chunked>) {
           return grid_size_functor(ceil_div(ceil_div(end() - start(), constant(v.per_item)), constant(v.block)));
         } else {

@@ -47,7 +47,8 @@ inline std::size_t cuthill_mckee_from(const adjacency& g, index_t start, std::ve
       }
     }
     std::stable_sort(found.begin(), found.end(), [&](index_t a, index_t b) { return g.degree(a) < g.degree(b); });
-    order.insert(order.end(), found.begin(), found.end());
+    // Appended one by one: GCC 13 takes the range insert for an overflow (-Wstringop-overflow).
+    for (const index_t w : found) order.push_back(w);
   }
   return last_level;
 }

@@ -43,6 +43,12 @@ inline std::vector<loop_launch> launch_candidates(const ir::kernel& k, const dev
       if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
     }
   }
+  // A GPU's strategies run an extruded loop a cell per work-item where its cells cannot race
+  // (codegen::runs_cells): a column per work-item, its layers in order, is timed against them.
+  if (k.extrusion.layers > 0) {
+    const loop_launch columns{chunked{128, 1}, conflicts::atomics};
+    if (std::find(out.begin(), out.end(), columns) == out.end()) out.push_back(columns);
+  }
   return out;
 }
 
