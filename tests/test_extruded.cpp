@@ -6,6 +6,7 @@
 // order are exact).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <variant>
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include <parloop/codegen/kernel_source.hpp>
+#include <parloop/exec/launch_choice.hpp>
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"
@@ -457,6 +459,20 @@ TEST_CASE("a kernel from C source over interior facets, and an autotuned extrude
   });
   pl::par_loop(jump, cells.interior_facets(), pl::autotune{}, t(pl::READ, own), tuned(pl::INC, own));
   CHECK(values_of(tuned) == want);
+  // Both mappings among a direct loop's candidates (no colours), on a GPU as on a CPU: a column
+  // per work-item (chunks), and a cell per work-item where the device offers split or a grid.
+  const auto add = pl::kernel("extruded_candidates", [](auto tt, auto qq) { qq += tt; });
+  pl::ir::kernel ir = *add.traced(t(pl::READ), tuned(pl::INC));
+  ir.extrusion = {layers, 0, layers, false};
+  ir.params[0].layered = ir.params[1].layered = true;
+  const auto candidates = pl::detail::launch_candidates(ir, *rt.state()->backend);
+  const auto runs = [&](bool cells) {
+    return std::any_of(candidates.begin(), candidates.end(), [&](const pl::detail::loop_launch& l) {
+      return pl::codegen::runs_cells(ir, l.launch, l.writes) == cells;
+    });
+  };
+  CHECK(runs(false));
+  CHECK(runs(true));
 }
 
 TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a column can race", "[extruded]") {
