@@ -54,12 +54,13 @@ struct options {
   bool c_kernels = false;
   bool autotune = false;
   bool renumber = true;
+  bool read_each_step = false;
   int digits = 5;
 };
 
 constexpr const char* usage =
     "usage: airfoil [--mesh FILE | --size CELLS [--grid c|o]] [--iterations N] [--kernels dsl|c] [--autotune]\n"
-    "               [--digits D] [--write-mesh FILE] [--no-renumber]\n"
+    "               [--digits D] [--write-mesh FILE] [--no-renumber] [--read-each-step]\n"
     "  --mesh FILE        OP2's new_grid.dat layout; otherwise a NACA0012 mesh of about CELLS cells (default 720000)\n"
     "  --grid c|o         the generated mesh: a C-mesh as OP2's (default) or an O-grid\n"
     "  --iterations N     default 1000; the rms is printed every 100 and after the last\n"
@@ -68,7 +69,9 @@ constexpr const char* usage =
     "  --digits D         digits after the point of the printed rms (default 5, OP2's %10.5e)\n"
     "  --write-mesh FILE  writes the mesh in OP2's layout\n"
     "  --no-renumber      loops in the mesh's own order (by default the cells are renumbered for locality, and\n"
-    "                     the other sets follow; over MPI ranks, each rank orders its share so)\n";
+    "                     the other sets follow; over MPI ranks, each rank orders its share so)\n"
+    "  --read-each-step   reads the rms back after each step, a wait for the device, as an OP2 application\n"
+    "                     must (benchmarks/op2_airfoil.sh compares the two so)\n";
 
 options parse(int argc, char** argv) {
   options o;
@@ -85,6 +88,10 @@ options parse(int argc, char** argv) {
     }
     if (a == "--no-renumber") {
       o.renumber = false;
+      continue;
+    }
+    if (a == "--read-each-step") {
+      o.read_each_step = true;
       continue;
     }
     if (i + 1 >= argc) throw pl::argument_error(fmt::format("{}: expected a value after it\n{}", a, usage));
@@ -138,7 +145,7 @@ double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil:
   const auto start = std::chrono::steady_clock::now();
   double last = 0.0;
   for (int iter = 1; iter <= o.iterations; ++iter) {
-    s.iterate(kernels);
+    s.iterate(kernels, o.read_each_step);
     // Reading the rms waits for the device: only where it is printed.
     if (iter % 100 == 0 || iter == o.iterations) {
       last = s.rms();

@@ -83,9 +83,10 @@ class solver {
         total_cells_(h.total_cells) {}
 
   // One iteration: save the solution, then two steps of time step, fluxes and update. The
-  // rms of the second step's changes is left in rms().
+  // rms of the second step's changes is left in rms(). With `read_each_step` each step's rms is
+  // read back as it ends, a wait for the device, as an OP2 application's op_arg_gbl must.
   template <class Kernels>
-  void iterate(const Kernels& kernels) {
+  void iterate(const Kernels& kernels, bool read_each_step = false) {
     save_soln(kernels);
     for (int k = 0; k < 2; ++k) {
       adt_calc(kernels);
@@ -93,6 +94,7 @@ class solver {
       bres_calc(kernels);
       rms_.set_value(0.0);
       update(kernels);
+      if (read_each_step) (void)rms_.value();
     }
   }
 
