@@ -4,7 +4,8 @@
 # device) with OP2's C kernels, against the host backend's (the reference), on a small generated mesh; and
 # the same mesh written in OP2's layout and read back gives the host the same history, bit for
 # bit; autotuned (--autotune), the device's history is the host's too; and so is the host's with the
-# mesh left in its own order (--no-renumber). Devices add increments
+# mesh left in its own order (--no-renumber); and the device's with its rms read back after each
+# step (--read-each-step, as an OP2 application must). Devices add increments
 # through maps in another order (atomics) and may fuse multiply-adds: the histories agree to 1e-9
 # relative (measured: about 1e-11).
 # Usage: airfoil_agreement.sh <airfoil program>
@@ -35,6 +36,7 @@ for kernels in "${kernels_here[@]}"; do
 done
 # Autotuned: each loop's candidates run from the same values before it runs once as the winner.
 history "$work/tuned" --autotune
+history "$work/each_step" --read-each-step
 
 PARLOOP_BACKEND=host history "$work/host" --write-mesh "$work/mesh.dat"
 PARLOOP_BACKEND=host history "$work/host_from_file" --mesh "$work/mesh.dat"
@@ -55,4 +57,7 @@ done
 awk -v tolerance=1e-9 -f "$awk_script" "$work/host" "$work/tuned" ||
   fail "$backend autotuned against the host: $(paste "$work/host" "$work/tuned")"
 echo "$backend, autotuned: the host's history to 1e-9"
+awk -v tolerance=1e-9 -f "$awk_script" "$work/host" "$work/each_step" ||
+  fail "$backend reading the rms each step against the host: $(paste "$work/host" "$work/each_step")"
+echo "$backend, --read-each-step: the host's history to 1e-9"
 paste "$work/host" "${kernels_here[@]/#/$work/}" "$work/tuned"
