@@ -158,6 +158,8 @@ for step in "${steps[@]}"; do
       # A loop over half a set (contiguous, every other element, at random) against the whole
       # set's loop, on CUDA and on PoCL (the machine's 16 cores): the goal is at most ~0.55x.
       PARLOOP_BACKEND=cuda "$build/benchmarks/bench_subset" 2>&1 | tee "$out/bench-subset-cuda.txt" || status=1
+      # And 16 times the size, where a launch and its wait (some 8 us) are not a quarter of the triad.
+      PARLOOP_BACKEND=cuda "$build/benchmarks/bench_subset" $((1 << 26)) 2>&1 | tee "$out/bench-subset-cuda-large.txt" || status=1
       PARLOOP_BACKEND=opencl PARLOOP_OPENCL_DEVICE=portable "$build/benchmarks/bench_subset" 2>&1 |
         tee "$out/bench-subset-pocl.txt" || status=1
       grep -h -E '^bench_subset|half|other' "$out"/bench-subset-*.txt >>"$summary"
