@@ -403,10 +403,13 @@ TEST_CASE("horizontal loops over an extruded set of edges, through extruded maps
       da += f;
       db -= f;
     });
-    // split_n_across_workgroups with atomics runs a cell per work-item; chunks and colours a column.
-    const std::array<pl::strategy, 2> strategies{pl::split_n_across_workgroups{64}, pl::chunked{8, 4}};
+    // Split and a grid with atomics run a cell per work-item (the grid's work-items striding over
+    // the cells: 2 groups of 16 per compute unit are fewer than the cells); chunks and colours a column.
+    const std::array<pl::strategy, 3> strategies{pl::split_n_across_workgroups{64}, pl::chunked{8, 4},
+                                                 pl::grid_stride{16, 2}};
     for (const auto& [way, s] : {std::pair{pl::conflicts::atomics, 0}, std::pair{pl::conflicts::atomics, 1},
-                                 std::pair{pl::conflicts::colors, 0}, std::pair{pl::conflicts::blocks, 1}}) {
+                                 std::pair{pl::conflicts::atomics, 2}, std::pair{pl::conflicts::colors, 0},
+                                 std::pair{pl::conflicts::blocks, 1}}) {
       INFO(int(way) << " " << pl::to_string(strategies[std::size_t(s)]));
       pl::Dat<double> fresh(cells, "fresh");
       std::visit([&](const auto& named) {
