@@ -69,6 +69,10 @@ class mpi_distribution final : public distribution {
     for (std::size_t i = 0; i < sets_.size(); ++i) {
       op_set_core& s = *p.sets[i];
       s.set = (*mine_)[sets_[i]];
+      const parloop::detail::set_distribution& share = *s.set.distribution();
+      s.core_size = static_cast<int>(share.core_end);
+      s.exec_size = static_cast<int>(share.exec_end - share.owned_end);
+      s.nonexec_size = static_cast<int>(share.global.size()) - static_cast<int>(share.exec_end);
       s.numbers.reset();
       const index_t declared = s.size;
       index_t before = 0;
@@ -142,6 +146,7 @@ class mpi_distribution final : public distribution {
       if (coords->dim == 2) return mpi::partitioning::by_coordinates(mpi::dat_id<double, 2>{d});
       return mpi::partitioning::by_coordinates(mpi::dat_id<double, 3>{d});
     }
+    if (p.sets.empty()) throw argument_error("op_partition: no set is declared to partition");
     const op_map_core* map = prime_map != nullptr ? prime_map : p.maps.empty() ? nullptr : p.maps.front().get();
     if (map != nullptr) {
       mpi::graph_partitioner which = mpi::graph_partitioner::metis;

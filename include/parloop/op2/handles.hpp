@@ -17,13 +17,19 @@
 namespace parloop::op2 {
 
 struct op_set_core {
-  op_set_core(int number, Set s) : index(number), size(s.size()), set(std::move(s)), name_text(set.name()) {
+  op_set_core(int number, Set s)
+      : index(number), size(s.size()), core_size(size), set(std::move(s)), name_text(set.name()) {
     name = name_text.c_str();
   }
-  // OP2's fields.
+  // OP2's fields. Over MPI, once op_partition has run, this rank's share: `core_size` elements
+  // computed without halo data, `exec_size` halo elements its loops run too (they write to what
+  // it owns), `nonexec_size` halo elements only read. `size` stays the block declared.
   int index;
   int size;
   const char* name;
+  int core_size;
+  int exec_size = 0;
+  int nonexec_size = 0;
   // parloop's.
   Set set;
   std::string name_text;

@@ -33,6 +33,9 @@ using op_arg_type = int;
 using uint = unsigned int;
 using ll = long long;
 using ull = unsigned long long;
+// OP2's index types: an element's number on this rank, and in the whole mesh.
+using idx_l_t = int;
+using idx_g_t = long long;
 
 #define OP_READ 0
 #define OP_WRITE 1
