@@ -23,6 +23,8 @@ int shift;
 #include "op_profile.h"
 #include "op_seq.h"
 
+#include "user_types.h"
+
 #include "accumulate.h"
 #include "cell_stats.h"
 #include "edge_flux.h"
@@ -32,6 +34,7 @@ int shift;
 #include "shout.h"
 #include "vector_flux.h"
 #include "where_max.h"
+#include "with_helper.h"
 
 namespace {
 
@@ -246,6 +249,22 @@ TEST_CASE("op2: constants reach the kernels, and declared again change them", "[
     // Every bit of a constant reaches a device (a device may fuse the multiply-add).
     for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(f * a0[i] + offset[1] + shift).epsilon(1e-15));
   }
+}
+
+TEST_CASE("op2: a kernel calls a helper of user_types.h, which devices get in front of it", "[op2]") {
+  op2_program program;
+  const std::vector<double> a0{1.5, -2.0, 0.25, 3.0};
+  op_set s = op_decl_set(4, "s");
+  op_dat a = op_decl_dat(s, 1, "double", a0.data(), "a");
+  op_dat b = op_decl_dat(s, 1, "double", static_cast<double*>(nullptr), "b");
+  factor = 0.75;
+  op_decl_const(1, "double", &factor);
+  op_par_loop(with_helper, "with_helper", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  std::vector<double> got(4);
+  op_fetch_data(b, got.data());
+  // Products of these are exact in double, fused or not.
+  for (int i = 0; i < 4; ++i) CHECK(got[i] == a0[i] * a0[i] + 0.75);
 }
 
 TEST_CASE("op2: op_arg_info is written as elements run in order", "[op2]") {

@@ -3,7 +3,8 @@
 // the application's source file that calls op_par_loop. It is looked for in the folders
 // PARLOOP_OP2_KERNELS names, then beside that file -- in the files embedded at build time
 // (parloop_embed_sources), then on disk -- and read with everything it includes; the constants it
-// names are declared before it.
+// names are declared before it, and the application's user_types.h, where it has one, as OP2's
+// translators put it.
 #pragma once
 
 #include <filesystem>
@@ -63,6 +64,26 @@ inline std::string kernel_source(const std::string& kernel, const char* call_fil
       kernel, kernel, searched));
 }
 
+// The application's user_types.h, where the kernel folders have one, its includes resolved: OP2's
+// translators put it in front of every kernel they generate, for the helper functions and types
+// kernels share.
+inline std::string user_types_source(const char* call_file) {
+  const std::vector<std::filesystem::path> folders = kernel_folders(call_file);
+  for (const std::filesystem::path& f : folders) {
+    const std::filesystem::path file = f / "user_types.h";
+    if (std::optional<std::string> text = detail::source_file_text(file)) {
+      return detail::resolve_file_includes("user_types", file, *text, include_path(folders));
+    }
+  }
+  return std::string();
+}
+
+// OP_FUN_PREFIX as OP2's translators define it before user_types.h: a CUDA function of both sides;
+// nothing in OpenCL C.
+inline constexpr std::string_view fun_prefix = "#ifndef OP_FUN_PREFIX\n#ifdef __CUDACC__\n"
+                                               "#define OP_FUN_PREFIX __host__ __device__\n#else\n"
+                                               "#define OP_FUN_PREFIX\n#endif\n#endif\n";
+
 // The source a device compiles for the kernel: its header, with the declarations of the constants
 // it names before it. Made again when the constants change; a source that changed starts a new
 // cache of compiled code. The host calls the kernel function and needs no header; where it has
@@ -79,6 +100,7 @@ inline kernel_record& record_for(program& p, const char* kernel_name, const char
   if (!r.header) {
     try {
       r.header = kernel_source(kernel, file);
+      r.user_types = user_types_source(file);
       detail::check_source_kernel_name(kernel);
     } catch (const argument_error&) {
       if (device) throw;
@@ -92,7 +114,13 @@ inline kernel_record& record_for(program& p, const char* kernel_name, const char
       source = "#ifndef MIN\n#define MIN(a, b) ((a < b) ? (a) : (b))\n#endif\n"
                "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n";
       for (const constant& c : p.constants) {
-        if (codegen::says_word(*r.header, c.name)) source += declaration_of(c);
+        if (codegen::says_word(*r.header, c.name) || codegen::says_word(r.user_types, c.name)) {
+          source += declaration_of(c);
+        }
+      }
+      if (!r.user_types.empty()) {
+        source += fun_prefix;
+        source += r.user_types;
       }
       source += *r.header;
     }

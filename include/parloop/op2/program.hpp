@@ -41,6 +41,8 @@ struct kernel_record {
   std::string name;
   // As found, its #include lines resolved; empty where the host found none; unset until looked for.
   std::optional<std::string> header;
+  // The application's user_types.h, resolved; empty where it has none.
+  std::string user_types;
   std::string source;
   std::uint64_t constants_version = 0;
   std::unique_ptr<detail::kernel_cache> cache;
