@@ -382,52 +382,6 @@ TEST_CASE("kernel_from_source replaces its #include lines by the files, found wh
         std::string::npos);
 }
 
-TEST_CASE("kernel_from_source follows #if, #ifdef and guards to the #include lines a compiler reaches", "[dsl][source]") {
-  const parloop_test::temporary_folder tmp;
-  const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(tmp.path / name) << text; };
-  // Two guarded headers that include each other, as C allows: each once, in the preprocessor's order.
-  write("a.h", "#ifndef A_H\n#define A_H\n#include \"b.h\"\nint a_body;\n#endif\n");
-  write("b.h", "#ifndef B_H /* guard */\n#define B_H\n#include \"a.h\"\nint b_body;\n#endif\n");
-  write("level.h", "#define LEVEL (2 * 3 + 1)\n");
-  write("seven.h", "SEVEN\n");
-  write("other.h", "OTHER\n");
-  const pl::include_path path{tmp.path};
-  const std::string source =
-      "#include \"a.h\"\n#include \"b.h\"\n#include \"level.h\"\n"
-      // Decided: a branch not taken reads nothing, not even a file that does not exist.
-      "#if 0\n#include \"missing.h\"\n#endif\n"
-      "#if LEVEL == 7 && defined(A_H) && !defined NOT_DEFINED\n#include \"seven.h\"\n#elif 1\n#include \"other.h\"\n"
-      "#else\n#include \"missing.h\"\n#endif\n"
-      // The device compiler's own macros: a header of its own (NVRTC's) is left to it; one a folder
-      // has is read, as the compiler may reach it.
-      "#ifdef __CUDACC__\n#include <cuda_fp16.h>\n#else\n#include \"other.h\"\n#endif\n"
-      "void f(double* x) {}\n";
-  const std::string text = pl::kernel_from_source("f", source, path).source();
-  const auto count = [&](std::string_view word) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
-    return n;
-  };
-  // The first inclusion of each guarded header is its text (b.h's, inside a.h's, comes first); a
-  // later one is pasted whole and skipped by the compiler at its guard.
-  CHECK(text.find("int b_body;") < text.rfind("int a_body;"));
-  CHECK(count("int a_body;") == 2);
-  CHECK(count("// end of") == 7);  // a.h, b.h in it, a.h in that (guarded), b.h again, level.h, seven.h, other.h
-  CHECK(count("SEVEN") == 1);
-  CHECK(count("OTHER") == 1);  // under #ifdef __CUDACC__'s #else; the #elif after a taken #if is not read
-  CHECK(text.find("#include \"missing.h\"") != std::string::npos);  // left in place, unread
-  CHECK(text.find("#include <cuda_fp16.h>") != std::string::npos);
-  // A branch that is taken still needs its header.
-  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#define ON 1\n#if ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}", path),
-                    Contains("kernel 'f' line 3 includes \"missing.h\", which is not found"));
-  // A macro undefined again, or defined in a branch the resolver cannot decide, is not assumed.
-  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#define ON\n#undef ON\n#ifndef ON\n#include \"missing.h\"\n#endif\n", path),
-                    Contains("line 4 includes \"missing.h\""));
-  CHECK_NOTHROW(pl::kernel_from_source(
-      "f", "#ifdef __OPENCL_VERSION__\n#define ON\n#endif\n#ifndef ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}",
-      path));
-}
-
 }  // namespace test_dsl
 
 namespace test_dsl {
