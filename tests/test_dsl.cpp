@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <parloop/dsl/source_functions.hpp>
 #include <parloop/exec/halo.hpp>
 #include <parloop/parloop.hpp>
 
@@ -380,6 +381,88 @@ TEST_CASE("kernel_from_source replaces its #include lines by the files, found wh
   write("other/math.h", "MY_MATH\n");
   CHECK(pl::kernel_from_source("f", "#include <math.h>\nvoid f(double* x) {}", path).source().find("MY_MATH") !=
         std::string::npos);
+}
+
+TEST_CASE("kernel_from_source follows #if, #ifdef and guards to the #include lines a compiler reaches", "[dsl][source]") {
+  const parloop_test::temporary_folder tmp;
+  const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(tmp.path / name) << text; };
+  // Two guarded headers that include each other, as C allows: each once, in the preprocessor's order.
+  write("a.h", "#ifndef A_H\n#define A_H\n#include \"b.h\"\nint a_body;\n#endif\n");
+  write("b.h", "#ifndef B_H /* guard */\n#define B_H\n#include \"a.h\"\nint b_body;\n#endif\n");
+  write("level.h", "#define LEVEL (2 * 3 + 1)\n");
+  write("seven.h", "SEVEN\n");
+  write("other.h", "OTHER\n");
+  const pl::include_path path{tmp.path};
+  const std::string source =
+      "#include \"a.h\"\n#include \"b.h\"\n#include \"level.h\"\n"
+      // Decided: a branch not taken reads nothing, not even a file that does not exist.
+      "#if 0\n#include \"missing.h\"\n#endif\n"
+      "#if LEVEL == 7 && defined(A_H) && !defined NOT_DEFINED\n#include \"seven.h\"\n#elif 1\n#include \"other.h\"\n"
+      "#else\n#include \"missing.h\"\n#endif\n"
+      // The device compiler's own macros: a header of its own (NVRTC's) is left to it; one a folder
+      // has is read, as the compiler may reach it.
+      "#ifdef __CUDACC__\n#include <cuda_fp16.h>\n#else\n#include \"other.h\"\n#endif\n"
+      "void f(double* x) {}\n";
+  const std::string text = pl::kernel_from_source("f", source, path).source();
+  const auto count = [&](std::string_view word) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+  };
+  // The first inclusion of each guarded header is its text (b.h's, inside a.h's, comes first); a
+  // later one is pasted whole and skipped by the compiler at its guard.
+  CHECK(text.find("int b_body;") < text.rfind("int a_body;"));
+  CHECK(count("int a_body;") == 2);
+  CHECK(count("// end of") == 7);  // a.h, b.h in it, a.h in that (guarded), b.h again, level.h, seven.h, other.h
+  CHECK(count("SEVEN") == 1);
+  CHECK(count("OTHER") == 1);  // under #ifdef __CUDACC__'s #else; the #elif after a taken #if is not read
+  CHECK(text.find("#include \"missing.h\"") != std::string::npos);  // left in place, unread
+  CHECK(text.find("#include <cuda_fp16.h>") != std::string::npos);
+  // A branch that is taken still needs its header.
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#define ON 1\n#if ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}", path),
+                    Contains("kernel 'f' line 3 includes \"missing.h\", which is not found"));
+  // A macro undefined again, or defined in a branch the resolver cannot decide, is not assumed.
+  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#define ON\n#undef ON\n#ifndef ON\n#include \"missing.h\"\n#endif\n", path),
+                    Contains("line 4 includes \"missing.h\""));
+  CHECK_NOTHROW(pl::kernel_from_source(
+      "f", "#ifdef __OPENCL_VERSION__\n#define ON\n#endif\n#ifndef ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}",
+      path));
+}
+
+TEST_CASE("a function's definition is taken from a source file with the functions and macros it uses",
+          "[dsl][source]") {
+  const std::string file = R"(#include <cstdio>
+#include "op_seq.h"
+#define SCALE(v) ((v) * HALF)
+#define HALF 0.5
+#define UNUSED 3
+static double half(double v) { return SCALE(v); }
+double twice(double v) { return 2.0 * v; }
+static double unused(double v) { const char* brace = "}"; return v; }
+struct point { double x, y; };
+const double table[2] = {1.0, 2.0};
+void kernel(const double* a, double* b);
+namespace {
+// kernel: { in a comment
+inline void kernel(const double* a, double* b) {
+  const int big = 1'000;  /* } */
+  *b = half(*a) + big;
+}
+}
+int main() { double b; kernel(nullptr, &b); const char* s = R"x(})x"; return twice(b) > 0; }
+)";
+  // Not `twice` (main calls it), nor the declaration: the definition, in the file's order.
+  CHECK(pl::detail::function_with_needs(file, "kernel") ==
+        "#define SCALE(v) ((v) * HALF)\n#define HALF 0.5\nstatic double half(double v) { return SCALE(v); }\n"
+        "inline void kernel(const double* a, double* b) {\n  const int big = 1'000;  /* } */\n  *b = half(*a) + big;\n}\n");
+  CHECK(pl::detail::function_with_needs(file, "main")->find("const char* s = R\"x(})x\"; return twice(b) > 0; }") !=
+        std::string::npos);
+  // Declared, or named only in a comment or a string: not defined.
+  CHECK_FALSE(pl::detail::function_with_needs(file, "point"));
+  CHECK_FALSE(pl::detail::function_with_needs("void f(double* a);\n// void g() {}\nconst char* s = \"void h() {}\";", "f"));
+  CHECK_FALSE(pl::detail::function_with_needs("void f(double* a);\n// void g() {}\n", "g"));
+  // A file that ends inside the function defines nothing.
+  CHECK_FALSE(pl::detail::function_with_needs("void f(double* a) { if (a) {", "f"));
 }
 
 }  // namespace test_dsl

@@ -251,20 +251,50 @@ TEST_CASE("op2: constants reach the kernels, and declared again change them", "[
   }
 }
 
-TEST_CASE("op2: a kernel calls a helper of user_types.h, which devices get in front of it", "[op2]") {
+// b = f(a) on four elements by `loop(s, a, b)`, with `factor` declared as `f`: b's values.
+template <class Loop>
+std::vector<double> pointwise(const std::vector<double>& a0, double f, Loop loop) {
   op2_program program;
-  const std::vector<double> a0{1.5, -2.0, 0.25, 3.0};
-  op_set s = op_decl_set(4, "s");
+  op_set s = op_decl_set(static_cast<int>(a0.size()), "s");
   op_dat a = op_decl_dat(s, 1, "double", a0.data(), "a");
   op_dat b = op_decl_dat(s, 1, "double", static_cast<double*>(nullptr), "b");
-  factor = 0.75;
+  factor = f;
   op_decl_const(1, "double", &factor);
-  op_par_loop(with_helper, "with_helper", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
-  std::vector<double> got(4);
+  loop(s, a, b);
+  std::vector<double> got(a0.size());
   op_fetch_data(b, got.data());
+  return got;
+}
+
+TEST_CASE("op2: a kernel calls a helper of user_types.h, which devices get in front of it", "[op2]") {
+  const std::vector<double> a0{1.5, -2.0, 0.25, 3.0};
+  const std::vector<double> got = pointwise(a0, 0.75, [](op_set s, op_dat a, op_dat b) {
+    op_par_loop(with_helper, "with_helper", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  });
   // Products of these are exact in double, fused or not.
   for (int i = 0; i < 4; ++i) CHECK(got[i] == a0[i] * a0[i] + 0.75);
+}
+
+// A kernel with no header of its own, defined in the application's source as OP2's tutorial
+// defines its kernels: a device gets it from this file (embedded by parloop_embed_sources) with
+// the function and the macro it uses, and none of the rest.
+#define CUBE_WEIGHT 2.0
+static inline double cube(double v) { return v * v * v; }
+inline void cubed(const double* a, double* b) { *b = CUBE_WEIGHT * cube(*a) + factor; /* { */ }
+
+TEST_CASE("op2: a kernel defined in the application's source runs, with what it calls", "[op2]") {
+  const std::vector<double> a0{1.5, -2.0, 0.25, 3.0};
+  const std::vector<double> got = pointwise(a0, -0.5, [](op_set s, op_dat a, op_dat b) {
+    op_par_loop(cubed, "cubed", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  });
+  // Exact in double, fused or not.
+  for (int i = 0; i < 4; ++i) CHECK(got[i] == 2.0 * a0[i] * a0[i] * a0[i] - 0.5);
+  const std::string source = parloop::op2::kernel_source("cubed", __FILE__);
+  CHECK(source.find("#define CUBE_WEIGHT 2.0\nstatic inline double cube(double v)") != std::string::npos);
+  CHECK(source.find("/* { */ }\n") != std::string::npos);
+  CHECK(source.find("op2_program") == std::string::npos);
 }
 
 TEST_CASE("op2: op_arg_info is written as elements run in order", "[op2]") {
@@ -415,7 +445,7 @@ TEST_CASE("op2: a kernel's source is found beside the calling file, in PARLOOP_O
   CHECK(source.find("inline void nowhere()") != std::string::npos);
   CHECK_THROWS_WITH(parloop::op2::kernel_source("missing", "/elsewhere/app.cpp"),
                     Catch::Contains("missing.h is in none of the folders searched: '/parloop-nowhere/kernels' "
-                                    "'/elsewhere'"));
+                                    "'/elsewhere', and none of the application's sources defines it: '/elsewhere/app.cpp'"));
 }
 
 TEST_CASE("op2: a kernel header edited between two runs is compiled again, and kept", "[op2][device]") {

@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "parloop/dsl/source_conditions.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop {
@@ -133,16 +134,30 @@ class include_resolver {
     std::string line;
     int number = 0;
     bool in_comment = false;
+    condition_stack conditions;
     while (std::getline(lines, line)) {
       ++number;
       const bool starts_in_comment = in_comment;
       in_comment = ends_in_comment(line, in_comment);
       const auto d = starts_in_comment ? std::nullopt : directive(line);
-      if (d && d->first == "pragma" && d->second.starts_with("once")) {
+      if (!d || conditions.follow(d->first, d->second, macros_)) {
+        out += line;
+        out += "\n";
+        continue;
+      }
+      // Followed as the preprocessor will: a guard's macro, defined the first time, keeps the
+      // second inclusion's #include lines unread; a branch for the other device keeps its own.
+      const truth reached = conditions.reached();
+      if (d->first == "define" || d->first == "undef") {
+        if (reached == truth::unknown) macros_.forget(d->second);
+        else if (reached == truth::yes && d->first == "define") macros_.define(d->second);
+        else if (reached == truth::yes) macros_.undefine(d->second);
+      }
+      if (d->first == "pragma" && d->second.starts_with("once") && reached != truth::no) {
         once_.insert(where);
         continue;
       }
-      if (!d || d->first != "include") {
+      if (d->first != "include" || reached == truth::no) {
         out += line;
         out += "\n";
         continue;
@@ -153,7 +168,15 @@ class include_resolver {
         out += fmt::format("// {} line {}: {} (the device compiler's own)\n", where, number, line);
         continue;
       }
-      const std::filesystem::path file = find(d->second, where, number, folder);
+      const std::optional<std::filesystem::path> found = find(d->second, where, number, folder, reached == truth::yes);
+      if (!found) {
+        // In a branch only the device compiler can decide (#ifdef __CUDACC__), a header none of
+        // the folders has is its own (NVRTC's cuda_fp16.h): the line is left to it.
+        out += line;
+        out += "\n";
+        continue;
+      }
+      const std::filesystem::path& file = *found;
       const std::string name = file.string();
       if (depth >= max_depth) {
         throw argument_error(fmt::format("kernel_from_source '{}': {} line {}: includes nest deeper than {} (does a "
@@ -188,12 +211,14 @@ class include_resolver {
     return std::nullopt;
   }
 
-  std::filesystem::path find(std::string_view rest, const std::string& where, int number,
-                             const std::optional<std::filesystem::path>& folder) const {
+  // The file an #include names; where it is not found, an error, or none where `needed` is false.
+  std::optional<std::filesystem::path> find(std::string_view rest, const std::string& where, int number,
+                                            const std::optional<std::filesystem::path>& folder, bool needed) const {
     const char open = rest.empty() ? '\0' : rest.front();
     const char close = open == '"' ? '"' : '>';
     const std::size_t end = rest.find(close, 1);
     if ((open != '"' && open != '<') || end == std::string_view::npos || end == 1) {
+      if (!needed) return std::nullopt;
       throw argument_error(fmt::format("kernel_from_source '{}': {} line {}: '#include {}' is not #include \"file\" "
                                        "or #include <file>",
                                        kernel_, where, number, rest));
@@ -209,6 +234,7 @@ class include_resolver {
     if (!wanted.is_absolute()) {
       if (auto found = in_folders(wanted)) return *found;
     }
+    if (!needed) return std::nullopt;
     std::string searched;
     for (const auto& f : path_.folders) searched += fmt::format(" '{}'", f.string());
     throw argument_error(fmt::format("kernel_from_source '{}': {} line {} includes {}, which {}", kernel_, where, number,
@@ -231,6 +257,7 @@ class include_resolver {
   std::string kernel_;
   const include_path& path_;
   std::set<std::string> once_;  // files that said #pragma once and were included
+  macro_table macros_;          // as the preprocessor will have them, in the order of the text
 };
 
 // The kernel's source with its #include lines resolved in `path`.

@@ -2,7 +2,8 @@
 // Where an OP2 kernel's C source is: by OP2's convention, kernel `k` is defined in `k.h`, beside
 // the application's source file that calls op_par_loop. It is looked for in the folders
 // PARLOOP_OP2_KERNELS names, then beside that file -- in the files embedded at build time
-// (parloop_embed_sources), then on disk -- and read with everything it includes; the constants it
+// (parloop_embed_sources), then on disk -- and read with everything it includes; without a
+// header, in the application's own source files, as OP2's translators look too; the constants it
 // names are declared before it, and the application's user_types.h, where it has one, as OP2's
 // translators put it.
 #pragma once
@@ -18,6 +19,7 @@
 #include "parloop/codegen/emit_kernel.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
+#include "parloop/dsl/source_functions.hpp"
 #include "parloop/dsl/source_includes.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
@@ -46,7 +48,24 @@ inline std::vector<std::filesystem::path> kernel_folders(const char* call_file) 
   return folders;
 }
 
-// Kernel `kernel`'s header, its #include lines resolved beside it and in the same folders.
+// The application's source files a kernel without a header may be defined in: the file that calls
+// op_par_loop, then the other C and C++ files built into the program (parloop_embed_sources).
+inline std::vector<std::filesystem::path> application_sources(const char* call_file) {
+  std::vector<std::filesystem::path> files;
+  if (call_file != nullptr) files.emplace_back(call_file);
+  for (const auto& [path, text] : detail::embedded_files()) {
+    const std::string ext = std::filesystem::path(path).extension().string();
+    if ((ext == ".c" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C") &&
+        (call_file == nullptr || detail::embedded_key(call_file) != path)) {
+      files.emplace_back(path);
+    }
+  }
+  return files;
+}
+
+// Kernel `kernel`'s C source, found as OP2's translators find it: its header k.h, its #include lines
+// resolved beside it and in the same folders; else its definition in the application's own
+// source, with the functions it calls and the macros it names from the same file.
 inline std::string kernel_source(const std::string& kernel, const char* call_file) {
   const std::vector<std::filesystem::path> folders = kernel_folders(call_file);
   std::string searched;
@@ -57,11 +76,22 @@ inline std::string kernel_source(const std::string& kernel, const char* call_fil
     }
     searched += fmt::format(" '{}'", f.string());
   }
+  std::string sources;
+  for (const std::filesystem::path& file : application_sources(call_file)) {
+    if (const std::optional<std::string> text = detail::source_file_text(file)) {
+      detail::check_no_nul(kernel, *text, fmt::format("'{}'", file.string()));
+      if (std::optional<std::string> found = detail::function_with_needs(*text, kernel)) {
+        return fmt::format("// kernel '{}' as defined in {}\n{}", kernel, file.string(), *found);
+      }
+    }
+    sources += fmt::format(" '{}'", file.string());
+  }
   throw argument_error(fmt::format(
-      "op_par_loop: the C source of kernel '{}' is needed to run it on a device, and {}.h is in none of the folders "
-      "searched:{} (OP2's convention: kernel k is defined in k.h beside the source that calls op_par_loop; "
-      "PARLOOP_OP2_KERNELS names other folders, and CMake's parloop_embed_sources embeds the headers in the program)",
-      kernel, kernel, searched));
+      "op_par_loop: the C source of kernel '{}' is needed to run it on a device; {}.h is in none of the folders "
+      "searched:{}, and none of the application's sources defines it:{} (OP2's convention: kernel k is defined in k.h "
+      "beside the source that calls op_par_loop, or in that source; PARLOOP_OP2_KERNELS names other folders, and "
+      "CMake's parloop_embed_sources embeds headers and sources in the program)",
+      kernel, kernel, searched, sources.empty() ? " none known" : sources));
 }
 
 // The application's user_types.h, where the kernel folders have one, its includes resolved: OP2's
