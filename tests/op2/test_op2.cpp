@@ -28,6 +28,7 @@ int shift;
 #include "accumulate.h"
 #include "cell_stats.h"
 #include "edge_flux.h"
+#include "guarded.h"
 #include "numbers.h"
 #include "optional.h"
 #include "scale.h"
@@ -274,6 +275,15 @@ TEST_CASE("op2: a kernel calls a helper of user_types.h, which devices get in fr
   });
   // Products of these are exact in double, fused or not.
   for (int i = 0; i < 4; ++i) CHECK(got[i] == a0[i] * a0[i] + 0.75);
+}
+
+TEST_CASE("op2: a kernel's headers are read through their guards and conditionals", "[op2]") {
+  const std::vector<double> a0{1.5, -2.0, 0.25, 3.0};
+  const std::vector<double> got = pointwise(a0, 0.25, [](op_set s, op_dat a, op_dat b) {
+    op_par_loop(guarded, "guarded", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  });
+  for (int i = 0; i < 4; ++i) CHECK(got[i] == 3.0 * a0[i] + 1.25);
 }
 
 // A kernel with no header of its own, defined in the application's source as OP2's tutorial

@@ -75,7 +75,9 @@ inline compiled build(const codegen::generated_source& source, const target& t) 
   const auto destroy = [&api](nvrtcProgram* p) { api.destroy_program(p); };
   const std::unique_ptr<nvrtcProgram, decltype(destroy)> owner(&program, destroy);
 
-  const std::vector<std::string> options = t.options();
+  std::vector<std::string> options = t.options();
+  // A kernel's #include <cuda_fp16.h> (under #ifdef __CUDACC__) is read from the toolkit, as nvcc would.
+  if (!api.toolkit_include().empty()) options.push_back("--include-path=" + api.toolkit_include());
   std::vector<const char*> pointers;
   for (const std::string& o : options) pointers.push_back(o.c_str());
   status = api.compile_program(program, static_cast<int>(pointers.size()), pointers.data());

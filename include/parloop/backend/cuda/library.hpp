@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,16 @@ class shared_library {
   void load(F& f, const char* symbol) {
     f = handle_ == nullptr ? nullptr : reinterpret_cast<F>(dlsym(handle_, symbol));
     if (f == nullptr && reason_.empty()) reason_ = std::string("the library lacks ") + symbol;
+  }
+
+  // The file the library was loaded from (its links followed), found by one of its functions;
+  // empty where the loader does not say.
+  static std::filesystem::path file_of(const void* function) {
+    Dl_info info{};
+    if (function == nullptr || dladdr(function, &info) == 0 || info.dli_fname == nullptr) return {};
+    std::error_code ec;
+    std::filesystem::path file = std::filesystem::canonical(info.dli_fname, ec);
+    return ec ? std::filesystem::path() : file;
   }
 
   // Why the library cannot be used; empty when it can.

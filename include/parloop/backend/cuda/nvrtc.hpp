@@ -6,6 +6,7 @@
 #include <nvrtc.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <vector>
 #include <string>
 
@@ -58,6 +59,11 @@ class nvrtc {
     version(&major, &minor);
     return major * 1000 + minor * 10;
   }
+  // The CUDA toolkit's include folder, where this NVRTC's toolkit has one: NVRTC itself has no
+  // header search path, and nvcc reads <cuda_fp16.h> and the like from there. Empty where none is
+  // found. Not part of a cache entry's signature: the headers follow from NVRTC's version.
+  const std::string& toolkit_include() const { return toolkit_include_; }
+
   // "NVRTC 13.0": the compiler as a disk cache entry's signature names it.
   std::string name() const { return "NVRTC " + version_text(version_number()); }
 
@@ -77,6 +83,20 @@ class nvrtc {
     library_.load(destroy_program, "nvrtcDestroyProgram");
     library_.load(get_error_string, "nvrtcGetErrorString");
     library_.load(version, "nvrtcVersion");
+    toolkit_include_ = find_toolkit_include(shared_library::file_of(reinterpret_cast<const void*>(create_program)));
+  }
+
+  // Beside the library (lib64/../include, targets/<arch>/lib/../include), else under CUDA_HOME.
+  static std::string find_toolkit_include(const std::filesystem::path& library) {
+    const char* env = parloop::detail::environment_value("CUDA_HOME");
+    std::vector<std::filesystem::path> folders;
+    if (!library.empty()) folders.push_back(library.parent_path().parent_path() / "include");
+    folders.push_back(std::filesystem::path(env != nullptr ? env : "/usr/local/cuda") / "include");
+    for (const std::filesystem::path& f : folders) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(f / "cuda_fp16.h", ec)) return f.string();
+    }
+    return std::string();
   }
 
   static std::vector<std::string> candidates() {
@@ -86,6 +106,7 @@ class nvrtc {
   }
 
   shared_library library_;
+  std::string toolkit_include_;
 };
 
 }  // namespace parloop::backend::cuda
