@@ -33,6 +33,7 @@ int shift;
 #include "optional.h"
 #include "scale.h"
 #include "shout.h"
+#include "vector_arrays.h"
 #include "vector_flux.h"
 #include "where_max.h"
 #include "with_helper.h"
@@ -146,6 +147,13 @@ TEST_CASE("op2: loops through maps, slot by slot and as vectors, give plain loop
               op_arg_dat(d.p_q, -2, d.pecell, 2, "double", OP_READ),
               op_arg_dat(p_v, -2, d.pecell, 2, "double", OP_INC));
   op_fetch_data(p_v, got.data());
+  check_close(got, want);
+  op_dat p_w = op_decl_dat(d.cells, 2, "double", static_cast<double*>(nullptr), "p_w");
+  op_par_loop(vector_arrays, "vector_arrays", d.edges,
+              op_arg_dat(d.p_x, -2, d.penode, 1, "double", OP_READ),
+              op_arg_dat(d.p_q, -2, d.pecell, 2, "double", OP_READ),
+              op_arg_dat(p_w, -2, d.pecell, 2, "double", OP_INC));
+  op_fetch_data(p_w, got.data());
   check_close(got, want);
   // The user's arrays are copies: the loops left them as they were.
   CHECK(m.q == mesh(500, 1).q);
