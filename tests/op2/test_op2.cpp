@@ -258,6 +258,34 @@ TEST_CASE("op2: constants reach the kernels, and declared again change them", "[
     // Every bit of a constant reaches a device (a device may fuse the multiply-add).
     for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(f * a0[i] + offset[1] + shift).epsilon(1e-15));
   }
+  // Changed without op_decl_const: every backend sees the declared value (the host too, which reads
+  // the variable: it holds the declared value while the loop runs, and its own after).
+  factor = 100.0;
+  op_par_loop(scale, "scale", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  op_fetch_data(b, got.data());
+  for (int i = 0; i < 3; ++i) CHECK(got[i] == Approx(-3.5 * a0[i] + offset[1] + shift).epsilon(1e-15));
+  CHECK(factor == 100.0);
+  // More values than the variable holds.
+  double single = 1.0;
+  CHECK_THROWS_WITH(op_decl_const(3, "double", &single),
+                    Catch::Contains("op_decl_const 'single': the dimension is 3, and the variable holds 1 value"));
+  CHECK_THROWS_WITH(op_decl_const(4, "double", offset),
+                    Catch::Contains("op_decl_const 'offset': the dimension is 4, and the variable holds 3 values"));
+}
+
+TEST_CASE("op2: a device kernel naming a variable no op_decl_const declared says which", "[op2][device]") {
+  if (!on_device()) return;
+  op2_program program;
+  op_set s = op_decl_set(2, "s");
+  op_dat a = op_decl_dat(s, 1, "double", std::vector<double>{1.0, 2.0}.data(), "a");
+  op_dat b = op_decl_dat(s, 1, "double", static_cast<double*>(nullptr), "b");
+  // scale.h names factor, offset and shift; only shift is declared.
+  op_decl_const(1, "int", &shift);
+  CHECK_THROWS_WITH(op_par_loop(scale, "scale", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+                                op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE)),
+                    Catch::Contains("'factor', 'offset' named by the kernel but not declared") &&
+                        !Catch::Contains("'shift'"));
 }
 
 // b = f(a) on four elements by `loop(s, a, b)`, with `factor` declared as `f`: b's values.

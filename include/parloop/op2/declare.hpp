@@ -12,6 +12,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -214,15 +216,25 @@ inline std::string constant_name(std::string_view spelled) {
   return std::string(spelled);
 }
 
+// `data` holds `dim` values of `type`; `variable`: whether it is the application's variable the
+// kernels read by `name`; `holds`: how many values it has, where that is known (0 where not).
 template <class T>
-void decl_const(int dim, const char* type, const T* data, std::string name) {
+void decl_const(int dim, const char* type, const T* data, std::string name, bool variable = false,
+                std::size_t holds = 0) {
   program& p = program::current("op_decl_const");
   const std::string call = fmt::format("op_decl_const '{}'", name);
   detail::check_kernel_name(name);
   if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}", call, dim));
   if (data == nullptr) throw argument_error(fmt::format("{}: the data is null", call));
   const scalar_type t = dat_scalar<T>(type, call);
+  if (holds != 0 && static_cast<std::size_t>(dim) > holds) {
+    throw argument_error(fmt::format("{}: the dimension is {}, and the variable holds {} value{}", call, dim, holds,
+                                     holds == 1 ? "" : "s"));
+  }
   constant c{name, t, dim, std::vector<std::byte>(static_cast<std::size_t>(dim) * scalar_bytes(t))};
+  // Written only while a loop runs on the host, with the values the application declared: a
+  // const variable holds them already and is never written.
+  if (variable) c.variable = reinterpret_cast<std::byte*>(const_cast<T*>(data));
   std::memcpy(c.bytes.data(), data, c.bytes.size());
   if (is_floating(t)) {
     for (int k = 0; k < dim; ++k) {
@@ -249,6 +261,24 @@ void decl_const(int dim, const char* type, const T* data, std::string name) {
   }
   p.constants.push_back(std::move(c));
   ++p.constants_version;
+}
+
+// op_decl_const(dim, type, data) as its macro calls it: `spelled` is the argument's text and
+// `pointee` sizeof(*(data)). `&gam` is the variable gam itself, of `pointee` bytes; an array
+// `qinf` is the variable, of its extent; any other expression is only an address.
+template <class A>
+void decl_const_spelled(const char* spelled, int dim, const char* type, A&& data, std::size_t pointee) {
+  const std::string name = constant_name(spelled);
+  const std::string_view text(spelled);
+  const bool plain_name = ir::detail::is_identifier(name);
+  using value = std::remove_cvref_t<A>;
+  if constexpr (std::is_array_v<value>) {
+    decl_const(dim, type, &data[0], name, plain_name, std::extent_v<value>);
+  } else {
+    const bool address_of_name = plain_name && text.find('&') != std::string_view::npos;
+    using scalar = std::remove_pointer_t<value>;
+    decl_const(dim, type, data, name, address_of_name, address_of_name ? pointee / sizeof(scalar) : 0);
+  }
 }
 
 }  // namespace parloop::op2

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -26,6 +27,7 @@
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/op2/args.hpp"
+#include "parloop/op2/constant_values.hpp"
 #include "parloop/op2/host_run.hpp"
 #include "parloop/op2/kernel_source.hpp"
 #include "parloop/op2/partition.hpp"
@@ -94,6 +96,10 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
     }
     return k;
   };
+  // A kernel function run on the host reads the application's variables: they hold the declared
+  // values while it runs.
+  std::optional<declared_values> declared;
+  if (info || runs_lambdas(p.runtime.kind())) declared.emplace(p.constants);
   if (info) {
     // op_arg_info hands the kernel the user's variable to write as elements run in order, which
     // only the host does: the loop runs there, on whichever backend.
@@ -108,8 +114,12 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
     const bool reduces = std::any_of(seen.begin(), seen.end(), [](const detail::arg_view& v) { return partial_size(v) > 0; });
     const detail::loop_choice how{{reduces ? rt.default_reduction_strategy() : rt.default_strategy(), rt.default_conflicts()},
                                   rt.autotunes()};
-    detail::run_call({record.name, *record.cache, set->set, how, range{0, set->set.size()}, seen,
-                      {make_ir, {prepare, run, host.partial_bytes(), start, combine}, false}});
+    try {
+      detail::run_call({record.name, *record.cache, set->set, how, range{0, set->set.size()}, seen,
+                        {make_ir, {prepare, run, host.partial_bytes(), start, combine}, false}});
+    } catch (const compile_error& e) {
+      throw with_constant_hint(e, p.constants);
+    }
   }
   // The user's variables get the reductions' results.
   for (std::size_t i = 0; i < args.size(); ++i) {

@@ -33,6 +33,11 @@ struct constant {
   scalar_type type;
   int dim;
   std::vector<std::byte> bytes;
+  // The application's variable, where op_decl_const named one (`&gam`, an array `qinf`): what a
+  // kernel function on the host reads, which holds the declared values while it runs
+  // (op2/constant_values.hpp). Null where the call gave only an address.
+  std::byte* variable = nullptr;
+  bool told_changed = false;  // the variable was found changed since its declaration, and said so
 };
 
 // A kernel function's device code: the source found by OP2's convention (with the constants it

@@ -46,4 +46,7 @@ template <class T>
 void op_decl_const2(char const* name, int dim, char const* type, T* data) {
   parloop::op2::guarded([&] { parloop::op2::decl_const(dim, type, data, name != nullptr ? name : ""); });
 }
-#define op_decl_const(dim, type, data) op_decl_const2(parloop::op2::constant_name(#data).c_str(), dim, type, data)
+// The argument's text also says whether it is the variable itself (`&gam`, an array `qinf`), whose
+// size is then checked against `dim`.
+#define op_decl_const(dim, type, data) \
+  parloop::op2::guarded([&] { parloop::op2::decl_const_spelled(#data, dim, type, data, sizeof(*(data))); })
