@@ -427,6 +427,25 @@ TEST_CASE("op2: dats are read back, written to OP2's files, and temporaries free
   op_free(p);
 }
 
+TEST_CASE("op2: op_mpi_get_data copies a dat into storage its caller frees", "[op2]") {
+  op2_program program;
+  const std::vector<double> values{0.5, -1.5, 2.25, 4.0, -8.0, 16.5};
+  op_set s = op_decl_set(3, "s");
+  op_dat d = op_decl_dat(s, 2, "double", values.data(), "d");
+  // In one process, the whole dat; as OP2's callers do, released with free().
+  op_dat copy = op_mpi_get_data(d);
+  REQUIRE(copy->set->size == 3);
+  CHECK(copy->size == 16);
+  CHECK(copy->dim == 2);
+  CHECK(std::string(copy->name) == "d");
+  CHECK(std::string(copy->type) == "double");
+  CHECK(std::vector<double>(reinterpret_cast<double*>(copy->data), reinterpret_cast<double*>(copy->data) + 6) == values);
+  free(copy->data);
+  free(copy->set);
+  free(copy);
+  CHECK_THROWS_WITH(op_mpi_get_data(nullptr), Catch::Contains("op_mpi_get_data"));
+}
+
 TEST_CASE("op2: wrong declarations and arguments name what is wrong", "[op2]") {
   parloop::op2::throw_errors(true);
   CHECK_THROWS_WITH(op_decl_set(3, "s"), Catch::Contains("op_decl_set: OP2's API is used before op_init"));

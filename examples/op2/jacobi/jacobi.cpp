@@ -5,16 +5,18 @@
 // opencl, cuda). The Laplace problem on an n x n grid of nodes with u = 1 on the boundary: its
 // solution is 1 everywhere; the same iteration as plain loops checks every value.
 //
-//   jacobi_op2 [n] [iterations]
+//   jacobi_op2 [n] [iterations] [halo]
 //
 // jacobi_op2_mpi is the same application over MPI ranks (op_lib_mpi.h), reading its mesh as OP2's
 // MPI applications do: rank MPI_ROOT (0, as op_lib_mpi.h defines it) makes the grid and sends it
 // out (MPI_Bcast, and each rank's block of the weights by MPI_Scatterv); each rank declares its
-// block of the nodes and edges, and op_partition distributes them; each rank checks its block,
-// read back with op_fetch_data.
+// block of the nodes and edges, and op_partition distributes them (with `halo`, op_halo_create
+// keeps the blocks as declared); each rank checks its block, read back with op_fetch_data and
+// with op_mpi_get_data.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 // The constants the kernels read, declared before OP2's header as OP2 applications do.
 double alpha;
@@ -107,7 +109,11 @@ int main(int argc, char **argv) {
   op_dat p_A = op_decl_dat(edges, 1, "double", my_weight, "p_A");
   op_dat p_r = op_decl_dat(nodes, 1, "double", r + n0, "p_r");
   op_dat p_u = op_decl_dat(nodes, 1, "double", u + n0, "p_u");
-  op_partition("PTSCOTCH", "KWAY", nodes, pedge, NULL);
+  if (argc > 3 && strcmp(argv[3], "halo") == 0) {
+    op_halo_create();
+  } else {
+    op_partition("PTSCOTCH", "KWAY", nodes, pedge, NULL);
+  }
   op_dat p_du = op_decl_dat_temp(nodes, 1, "double", (double *)NULL, "p_du");
 
   alpha = 1.0;
@@ -156,6 +162,12 @@ int main(int argc, char **argv) {
   op_fetch_data(p_u, u);
   double worst = 0.0;
   for (int v = 0; v < my_nodes; ++v) worst = fmax(worst, fabs(u[v] - want[n0 + v]));
+  // The same block as OP2's library reads it, in storage released with free().
+  op_dat copy = op_mpi_get_data(p_u);
+  if (copy->set->size != my_nodes || memcmp(copy->data, u, (size_t)my_nodes * sizeof(double)) != 0) worst = 1.0;
+  free(copy->data);
+  free(copy->set);
+  free(copy);
   // Halo elements (OP2's exec_size and nonexec_size of this rank's share): none on one rank, some
   // on several, where edges cross between the ranks' parts.
   idx_g_t halo = (idx_g_t)nodes->exec_size + nodes->nonexec_size + edges->exec_size + edges->nonexec_size;

@@ -81,7 +81,7 @@ op_map_core* decl_map(op_set_core* from, op_set_core* to, int dim, const I* valu
   // Over MPI the values are global numbers: the map is made, and checked, when op_partition
   // distributes the mesh.
   std::optional<Map> m;
-  if (!p.mpi) m.emplace(from->set, to->set, dim, std::span<const index_t>(given), called);
+  if (!p.mpi) m.emplace(*from->set, *to->set, dim, std::span<const index_t>(given), called);
   p.maps.push_back(std::make_unique<op_map_core>(static_cast<int>(p.maps.size()), from, to, dim, std::move(given),
                                                  std::move(m), called));
   if (p.mpi) p.mpi->declare_map(*p.maps.back());
@@ -116,7 +116,7 @@ op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data
   }
   // Without data (a temporary's, or null) the values start at zero.
   const auto* bytes = reinterpret_cast<const std::byte*>(data);
-  const detail::any_array made = detail::make_any_dat(set->set, t, bytes, called, dim);
+  const detail::any_array made = detail::make_any_dat(*set->set, t, bytes, called, dim);
   p.dats.push_back(std::make_unique<op_dat_core>(static_cast<int>(p.dats.size()), set, dim, t, type, made.owner,
                                                  *made.values, temporary));
   if (p.mpi && !p.mpi->partitioned()) p.mpi->declare_dat(*p.dats.back(), bytes);

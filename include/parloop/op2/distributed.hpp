@@ -68,8 +68,8 @@ class mpi_distribution final : public distribution {
     mine_.emplace(p.runtime, MPI_COMM_WORLD, mesh_, how);
     for (std::size_t i = 0; i < sets_.size(); ++i) {
       op_set_core& s = *p.sets[i];
-      s.set = (*mine_)[sets_[i]];
-      const parloop::detail::set_distribution& share = *s.set.distribution();
+      *s.set = (*mine_)[sets_[i]];
+      const parloop::detail::set_distribution& share = *s.set->distribution();
       s.core_size = static_cast<int>(share.core_end);
       s.exec_size = static_cast<int>(share.exec_end - share.owned_end);
       s.nonexec_size = static_cast<int>(share.global.size()) - static_cast<int>(share.exec_end);
@@ -87,16 +87,17 @@ class mpi_distribution final : public distribution {
       d->state = a.owner;
       d->array = a.values;
     }
-    if (p.rank == 0) std::printf("op_partition(%s, %s): %s over %d ranks\n", lib, routine, said.c_str(), p.ranks);
+    if (p.rank == 0 && library == "BLOCK") std::printf("op_halo_create: %s over %d ranks\n", said.c_str(), p.ranks);
+    else if (p.rank == 0) std::printf("op_partition(%s, %s): %s over %d ranks\n", lib, routine, said.c_str(), p.ranks);
   }
 
   bool partitioned() const override { return mine_.has_value(); }
 
   std::vector<std::byte> gathered(op_dat_core& d) override {
-    const parloop::detail::set_distribution& sd = *d.set->set.distribution();
+    const parloop::detail::set_distribution& sd = *d.set->set->distribution();
     d.array->ensure_host(d.state->device());
     const std::size_t row = static_cast<std::size_t>(d.size);
-    const std::span<const std::byte> local(d.array->host_bytes(), static_cast<std::size_t>(d.set->set.size()) * row);
+    const std::span<const std::byte> local(d.array->host_bytes(), static_cast<std::size_t>(d.set->set->size()) * row);
     std::vector<std::byte> all = mpi::gather_owned<std::byte>(mine_->comm(), sd.global, sd.owned_end, local,
                                                                static_cast<int>(row), sd.global_size, 0);
     all.resize(static_cast<std::size_t>(sd.global_size) * row);
@@ -107,7 +108,7 @@ class mpi_distribution final : public distribution {
   std::size_t block_start(const op_set_core& s) const override { return block_starts_.at(&s); }
 
   int global_size(const op_set_core& s) const override {
-    if (const parloop::detail::set_distribution* d = s.set.distribution()) return static_cast<int>(d->global_size);
+    if (const parloop::detail::set_distribution* d = s.set->distribution()) return static_cast<int>(d->global_size);
     // Before op_partition: the declared blocks together (collective, as OP2's is).
     int total = 0;
     mpi::check(MPI_Allreduce(&s.size, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
@@ -134,7 +135,8 @@ class mpi_distribution final : public distribution {
   // What op_partition's library and routine become: a geometric routine with coordinates,
   // recursive coordinate bisection; otherwise the graph of the map named (or the first declared),
   // cut by Scotch where PT-Scotch is asked for and this build has Scotch, else by METIS; without
-  // maps, the blocks as declared.
+  // maps, or where "BLOCK" is asked for (op_halo_create), the first set's blocks as declared, the
+  // others' elements following their maps.
   mpi::partitioning choose(const program& p, const std::string& library, const std::string& method,
                            const op_map_core* prime_map, const op_dat_core* coords, std::string& said) const {
     const bool geometric = method == "GEOM" || method == "GEOMKWAY" || library == "INERTIAL";
@@ -148,6 +150,8 @@ class mpi_distribution final : public distribution {
     }
     if (p.sets.empty()) throw argument_error("op_partition: no set is declared to partition");
     const op_map_core* map = prime_map != nullptr ? prime_map : p.maps.empty() ? nullptr : p.maps.front().get();
+    // op_halo_create asks for the blocks as declared.
+    if (library == "BLOCK") map = nullptr;
     if (map != nullptr) {
       mpi::graph_partitioner which = mpi::graph_partitioner::metis;
 #if PARLOOP_HAVE_SCOTCH
@@ -158,7 +162,7 @@ class mpi_distribution final : public distribution {
                          map->to->name_text);
       return mpi::partitioning::by_graph(maps_.at(static_cast<std::size_t>(map->index)), which);
     }
-    said = "the blocks as declared (no map to partition by)";
+    said = library == "BLOCK" ? "the first set's blocks as declared" : "the blocks as declared (no map to partition by)";
     return mpi::partitioning::by_owners(sets_.front(), std::vector<int>(static_cast<std::size_t>(p.sets.front()->size), p.rank));
   }
 

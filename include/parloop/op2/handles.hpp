@@ -18,9 +18,14 @@ namespace parloop::op2 {
 
 struct op_set_core {
   op_set_core(int number, Set s)
-      : index(number), size(s.size()), core_size(size), set(std::move(s)), name_text(set.name()) {
+      : index(number), size(s.size()), core_size(size), set(std::make_shared<Set>(std::move(s))), name_text(set->name()) {
     name = name_text.c_str();
   }
+  // A copy of `of`'s OP2 fields with `elements` elements, owning nothing: made in malloc's storage
+  // for op_mpi_get_data, whose caller releases it with free() and runs no destructor. Its parloop
+  // set is `of`'s, not shared.
+  op_set_core(const op_set_core& of, int elements)
+      : index(of.index), size(elements), name(of.name), core_size(elements), set(std::shared_ptr<Set>(), of.set.get()) {}
   // OP2's fields. Over MPI, once op_partition has run, this rank's share: `core_size` elements
   // computed without halo data, `exec_size` halo elements its loops run too (they write to what
   // it owns), `nonexec_size` halo elements only read. `size` stays the block declared.
@@ -30,8 +35,8 @@ struct op_set_core {
   int core_size;
   int exec_size = 0;
   int nonexec_size = 0;
-  // parloop's.
-  Set set;
+  // parloop's: shared by the handle's copies for op_mpi_get_data, which own none of it.
+  std::shared_ptr<Set> set;
   std::string name_text;
   // Each element's own number in the user's numbering, for op_arg_idx: made at its first use.
   std::shared_ptr<detail::array_state<int>> numbers;
@@ -68,6 +73,11 @@ struct op_dat_core {
     name = name_text.c_str();
     type = type_text.c_str();
   }
+  // A copy of `of`'s OP2 fields on `on`, holding `values`, owning nothing: made in malloc's
+  // storage for op_mpi_get_data, whose caller releases it with free() and runs no destructor.
+  op_dat_core(const op_dat_core& of, op_set_core* on, char* values)
+      : index(of.index), set(on), dim(of.dim), size(of.size), data(values), name(of.name), type(of.type),
+        scalar(of.scalar), temporary(true), array(nullptr) {}
   // OP2's fields. `data` is null: a dat's values live where its loops run, and are read with
   // op_fetch_data.
   int index;

@@ -103,19 +103,19 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   if (info) {
     // op_arg_info hands the kernel the user's variable to write as elements run in order, which
     // only the host does: the loop runs there, on whichever backend.
-    if (set->set.distribution() != nullptr) {
+    if (set->set->distribution() != nullptr) {
       throw argument_error(loop() + ": op_arg_info in a loop over a distributed set: it has no value across ranks");
     }
-    detail::check_loop(kernel, set->set, range{0, set->set.size()}, seen);
+    detail::check_loop(kernel, *set->set, range{0, set->set->size()}, seen);
     prepare();
-    run(range{0, set->set.size()}, nullptr);
+    run(range{0, set->set->size()}, nullptr);
   } else {
     const Runtime& rt = p.runtime;
     const bool reduces = std::any_of(seen.begin(), seen.end(), [](const detail::arg_view& v) { return partial_size(v) > 0; });
     const detail::loop_choice how{{reduces ? rt.default_reduction_strategy() : rt.default_strategy(), rt.default_conflicts()},
                                   rt.autotunes()};
     try {
-      detail::run_call({record.name, *record.cache, set->set, how, range{0, set->set.size()}, seen,
+      detail::run_call({record.name, *record.cache, *set->set, how, range{0, set->set->size()}, seen,
                         {make_ir, {prepare, run, host.partial_bytes(), start, combine}, false}});
     } catch (const compile_error& e) {
       throw with_constant_hint(e, p.constants);

@@ -38,12 +38,21 @@ inline void partition(const char* lib, const char* routine, op_set_core* prime_s
               routine != nullptr ? routine : "(null)");
 }
 
+// OP2's op_halo_create: over MPI, the mesh distributed without a partitioner -- the first set's
+// elements stay on the ranks that declared them -- with its halos; in one process, nothing to do.
+inline void halo_create() {
+  program& p = program::current("op_halo_create");
+  if (!p.mpi) return;
+  if (p.mpi->partitioned()) throw argument_error("op_halo_create: the mesh is distributed already (op_partition made its halos)");
+  p.mpi->partition(p, "BLOCK", "DECLARED", nullptr, nullptr, nullptr);
+}
+
 inline void renumber_from(op_map_core* base) {
   program& p = program::current("op_renumber");
   if (base == nullptr) throw argument_error("op_renumber: the map is null");
   // Over MPI each rank orders its own share when op_partition distributes the mesh.
   if (p.mpi) return;
-  renumber(base->to->set);
+  renumber(*base->to->set);
   p.ordered = true;
 }
 
@@ -62,7 +71,7 @@ inline void order_mesh(program& p) {
   const op_set_core* best = nullptr;
   std::size_t most = 0;
   for (const auto& s : p.sets) {
-    if (s->set.distribution() != nullptr) return;
+    if (s->set->distribution() != nullptr) return;
     const std::size_t into = static_cast<std::size_t>(
         std::count_if(p.maps.begin(), p.maps.end(), [&](const auto& m) { return m->to == s.get() && m->from != s.get(); }));
     if (into > most || (into == most && best != nullptr && s->size > best->size)) {
@@ -70,7 +79,7 @@ inline void order_mesh(program& p) {
       most = into;
     }
   }
-  if (best != nullptr && most > 0) renumber(best->set);
+  if (best != nullptr && most > 0) renumber(*best->set);
 }
 
 }  // namespace parloop::op2

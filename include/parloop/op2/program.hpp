@@ -155,7 +155,7 @@ inline void exit_program() {
 inline int global_size(const op_set_core* s) {
   if (s == nullptr) throw argument_error("op_get_size: the set is null");
   const program& p = program::current("op_get_size");
-  return p.mpi ? p.mpi->global_size(*s) : static_cast<int>(s->set.global_size());
+  return p.mpi ? p.mpi->global_size(*s) : static_cast<int>(s->set->global_size());
 }
 
 // Whether this process prints: one of several ranks does.

@@ -16,6 +16,7 @@
 #include "parloop/parloop.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/errors.hpp"
+#include "parloop/op2/get_data.hpp"
 #include "parloop/op2/handles.hpp"
 #include "parloop/op2/output.hpp"
 #include "parloop/op2/partition.hpp"
@@ -148,6 +149,15 @@ inline void op_free(void* ptr) { std::free(ptr); }
 inline void op_partition(const char* lib_name, const char* lib_routine, op_set prime_set, op_map prime_map,
                          op_dat coords) {
   parloop::op2::guarded([&] { parloop::op2::partition(lib_name, lib_routine, prime_set, prime_map, coords); });
+}
+// Over MPI, the mesh distributed as declared, with its halos, instead of by op_partition.
+inline void op_halo_create() {
+  parloop::op2::guarded([] { parloop::op2::halo_create(); });
+}
+// A copy of a dat's values (this rank's declared block, in declared order) that the caller
+// releases with free(): temp->data, temp->set, then temp (op2/get_data.hpp).
+inline op_dat op_mpi_get_data(op_dat dat) {
+  return parloop::op2::guarded([&] { return parloop::op2::mpi_get_data(dat); });
 }
 // OP2's renumbering from a map: parloop renumbers the sets it links for locality.
 inline void op_renumber(op_map base) {
