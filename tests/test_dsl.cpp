@@ -463,6 +463,16 @@ int main() { double b; kernel(nullptr, &b); const char* s = R"x(})x"; return twi
   CHECK_FALSE(pl::detail::function_with_needs("void f(double* a);\n// void g() {}\n", "g"));
   // A file that ends inside the function defines nothing.
   CHECK_FALSE(pl::detail::function_with_needs("void f(double* a) { if (a) {", "f"));
+  // Its parameters as written: array declarators kept, comments not.
+  const auto params = pl::detail::function_parameters(
+      "void g(int);\ninline void f(const double *x[2] /* a, b */, double (*y)[3], int n) { g(n); }", "f");
+  REQUIRE(params);
+  REQUIRE(params->size() == 3);
+  CHECK((*params)[0].find("const double *x[2]") != std::string::npos);
+  CHECK((*params)[0].find("a, b") == std::string::npos);
+  CHECK((*params)[1] == " double (*y)[3]");
+  CHECK((*params)[2] == " int n");
+  CHECK_FALSE(pl::detail::function_parameters("void f(double *x);", "f"));
 }
 
 }  // namespace test_dsl
