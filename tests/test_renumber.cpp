@@ -154,7 +154,7 @@ TEST_CASE("views, new dats and maps, and errors keep the user's numbering once a
     for (const pl::index_t c : reach) want[std::size_t(c)] += 1.0;
     check_values<double>(count.host(), want);
 
-    // A range is refused; a write through a map whose targets collide names the user's elements.
+    // A range is refused; a write through a map whose targets meet runs them one at a time.
     CHECK_THROWS_WITH(pl::par_loop(triple, cell, pl::range{0, 10}, before(pl::RW)),
                       Contains("set 'cells': pl::renumber has put its elements in another order") &&
                           Contains("[0, 10) given"));
@@ -163,8 +163,11 @@ TEST_CASE("views, new dats and maps, and errors keep the user's numbering once a
     one_pair[7] = 3;  // user elements 3 and 7 of the cells both reach cell 3
     const pl::Map self(cell, cell, 1, one_pair, "self");
     auto set_one = pl::kernel("renumber_set", [](auto v) { v = 1.0; });
-    CHECK_THROWS_WITH(pl::par_loop(set_one, cell, count(pl::WRITE, self, 0)),
-                      (Contains("elements 3 and 7") || Contains("elements 7 and 3")) && Contains("both to element 3 of 'cells'"));
+    pl::par_loop(set_one, cell, count(pl::WRITE, self, 0));
+    const auto written = count.host();
+    for (int c = 0; c < cells; ++c) {
+      if (c != 7) CHECK(written[static_cast<std::size_t>(c)] == 1.0);
+    }
   }
 }
 

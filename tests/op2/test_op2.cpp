@@ -26,6 +26,7 @@ int shift;
 #include "user_types.h"
 
 #include "accumulate.h"
+#include "bump.h"
 #include "cell_stats.h"
 #include "edge_flux.h"
 #include "guarded.h"
@@ -157,6 +158,21 @@ TEST_CASE("op2: loops through maps, slot by slot and as vectors, give plain loop
   check_close(got, want);
   // The user's arrays are copies: the loops left them as they were.
   CHECK(m.q == mesh(500, 1).q);
+}
+
+TEST_CASE("op2: OP_RW through a map whose targets meet changes each target one element at a time", "[op2]") {
+  op2_program program;
+  mesh m(300, 2);
+  declared d(m);
+  op_dat hits = op_decl_dat(d.cells, 1, "double", static_cast<double*>(nullptr), "hits");
+  op_par_loop(bump, "bump", d.edges, op_arg_dat(hits, 0, d.pecell, 1, "double", OP_RW));
+  op_par_loop(bump, "bump", d.edges, op_arg_dat(hits, 1, d.pecell, 1, "double", OP_RW));
+  // Every serial order gives each cell the number of edge ends on it (small integers: exact).
+  std::vector<double> want(static_cast<std::size_t>(m.cells_count), 0.0);
+  for (int c : m.ecell) want[static_cast<std::size_t>(c)] += 1.0;
+  std::vector<double> got(want.size());
+  op_fetch_data(hits, got.data());
+  CHECK(got == want);
 }
 
 TEST_CASE("op2: globals are read, and reduced into from the user's variables", "[op2]") {

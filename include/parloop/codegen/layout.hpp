@@ -70,8 +70,9 @@ inline bool has_computed_index(const ir::kernel& k) {
 
 inline bool checks_indices(const ir::kernel& k, const options& o) { return o.check_indices && has_computed_index(k); }
 
-// Whether two elements of a loop of k can write one target: k combines (INC, MIN, MAX) into a
-// dat through a map. (WRITE and RW through a map are refused unless their targets are distinct.)
+// Whether two elements of a loop of k can write one target at once: k combines (INC, MIN, MAX)
+// into a dat through a map. (An RW or WRITE through a map whose targets meet runs coloured: the
+// launch asks for conflicts::colors, exec/device_launch.hpp.)
 inline bool combines_through_maps(const ir::kernel& k) {
   return std::any_of(k.params.begin(), k.params.end(), [](const ir::param& p) {
     return combines_through_map(p.mode, p.kind);

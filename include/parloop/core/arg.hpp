@@ -56,5 +56,21 @@ arg_view view_of(const arg<T, Dim, Mode, Kind>& a) {
 
 inline bool combines_through_map(const arg_view& v) { return combines_through_map(v.mode, v.kind); }
 
+// An RW or WRITE through a map: each element copies its targets in, changes them and stores
+// them back whole.
+inline bool writes_one_at_a_time(const arg_view& a) {
+  return through_map(a.kind) && (a.mode == access::rw || a.mode == access::write);
+}
+// Such an argument through a map that sends two elements to one target: its loop runs those
+// elements one at a time -- in order on the host, coloured elsewhere -- so that no store is lost
+// and the result is a serial order's. (Columns of a layered map meeting are refused instead.)
+inline bool needs_order(const arg_view& a) {
+  return writes_one_at_a_time(a) && !a.map->layered &&
+         a.map->targets_collide(a.kind == arg_kind::whole_map ? map_state::whole_map : a.slot % a.map->arity);
+}
+// Whether the loop's colouring keeps a's targets apart: it combines into them, or writes them
+// one element at a time.
+inline bool colours_through_map(const arg_view& a) { return combines_through_map(a) || needs_order(a); }
+
 }  // namespace detail
 }  // namespace parloop

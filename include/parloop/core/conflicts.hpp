@@ -15,7 +15,8 @@ enum class conflicts : std::uint8_t {
   atomics,
   // The loop's elements are coloured so that no two of a colour reach one target, and each
   // colour is a launch of its own, whose writes are plain stores: no atomics, and each target's
-  // updates in an order that does not change from run to run.
+  // updates in an order that does not change from run to run. A loop with an RW or WRITE
+  // through a map whose targets meet runs so whatever is asked.
   colors,
   // OP2's two-level plan: the range is cut into blocks of a work-group's size; blocks are
   // coloured so that no two of a colour reach one target, one launch per block colour; within a

@@ -144,8 +144,43 @@ struct map_state : std::enable_shared_from_this<map_state> {
     }
     return collision_in(slot, start, end, elements);
   }
+  // Whether two elements of the whole set meet at a target through `slot` (or any slot, whole_map),
+  // kept as first_collision keeps it.
+  bool targets_collide(int slot) const {
+    const signed char k = targets[static_cast<std::size_t>(slot + 1)].load(std::memory_order_relaxed);
+    if (k != not_known) return k == some_collide;
+    return first_collision(slot, 0, rows).has_value();
+  }
+  // An element among [start, end) whose row names one target twice (over a subset, positions in
+  // `elements`): its slots alias on the host and are copies on a device. Whether any row of the
+  // set does is computed once and kept.
+  std::optional<collision> repeat_in_row(index_t start, index_t end, std::span<const index_t> elements = {}) const {
+    const signed char k = rows_repeat.load(std::memory_order_relaxed);
+    if (k == all_distinct) return std::nullopt;
+    if (k == not_known) {
+      const std::optional<collision> c = repeat_in_rows(0, rows, {});
+      rows_repeat.store(c ? some_collide : all_distinct, std::memory_order_relaxed);
+      if (!c || (start == 0 && end == rows && elements.empty())) return c;
+    }
+    return repeat_in_rows(start, end, elements);
+  }
 
  private:
+  std::optional<collision> repeat_in_rows(index_t start, index_t end, std::span<const index_t> elements) const {
+    const std::span<const index_t> targets_of = row_targets();
+    for (index_t p = start; p < end; ++p) {
+      const index_t e = elements.empty() ? p : elements[static_cast<std::size_t>(p)];
+      const std::size_t row = static_cast<std::size_t>(e) * static_cast<std::size_t>(arity);
+      for (int i = 0; i < arity; ++i) {
+        for (int j = i + 1; j < arity; ++j) {
+          if (targets_of[row + static_cast<std::size_t>(i)] == targets_of[row + static_cast<std::size_t>(j)]) {
+            return collision{e, e, targets_of[row + static_cast<std::size_t>(i)]};
+          }
+        }
+      }
+    }
+    return std::nullopt;
+  }
   std::optional<collision> collision_in(int slot, index_t start, index_t end, std::span<const index_t> elements) const {
     const std::span<const index_t> targets_of = row_targets();
     std::vector<index_t> reached_from(static_cast<std::size_t>(target_count()), -1);
@@ -169,6 +204,7 @@ struct map_state : std::enable_shared_from_this<map_state> {
   static constexpr signed char not_known = 0, some_collide = 1, all_distinct = 2;
   mutable std::vector<std::atomic<signed char>> targets =
       std::vector<std::atomic<signed char>>(static_cast<std::size_t>(arity) + 1);
+  mutable std::atomic<signed char> rows_repeat{not_known};
 };
 }  // namespace detail
 

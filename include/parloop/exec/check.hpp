@@ -20,9 +20,9 @@
 namespace parloop::detail {
 
 // An RW or WRITE argument through a map is copied in, changed and stored back by each element:
-// two elements that reach one target would race on a device (one store lost) and not on the
-// host; coloured, they would run in another order than the host's. Such a loop is refused on
-// every backend.
+// two elements that reach one target are run one at a time (arg.hpp: needs_order), except where
+// that cannot be kept: over MPI ranks (the distributed loop checks this), and between the columns
+// of an extruded set.
 inline void check_distinct_targets(const std::string& where, range r, const arg_view& a, std::span<const index_t> elements) {
   const bool whole = a.kind == arg_kind::whole_map;
   const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot % a.map->arity, r.start, r.end, elements);
@@ -117,7 +117,22 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
     throw argument_error(fmt::format("{}: slot {} of map '{}', which has {} {}", where(), a.slot, m.name,
                                      slots == m.arity ? "arity" : "over interior facets slots", slots));
   }
-  if (a.mode == access::rw || a.mode == access::write) check_distinct_targets(where(), r, a, elements);
+  if (!writes_one_at_a_time(a)) return;
+  if (x.layers > 0) {
+    check_distinct_targets(where(), r, a, elements);
+    return;
+  }
+  // One element's slots that meet alias on the host and are separate copies on a device.
+  if (a.kind == arg_kind::whole_map) {
+    if (const auto c = a.map->repeat_in_row(r.start, r.end, elements)) {
+      throw argument_error(fmt::format(
+          "{}: dat '{}' is declared {} through map '{}', whose row for element {} names element {} of '{}' twice: the "
+          "kernel's pointers to it would alias on the host and be separate copies on a device. Declare it pl::INC if "
+          "the kernel adds to it",
+          where(), a.owner->name, a.mode == access::rw ? "pl::RW" : "pl::WRITE", a.map->name,
+          a.map->from.user_number(c->first), a.map->to.user_number(c->target), a.map->to.name()));
+    }
+  }
 }
 
 // Over a subset of set, r is positions in its elements; over an extruded set, its columns.

@@ -42,10 +42,11 @@ struct combined_args {
   int widest = 0;
 };
 
-// Adds the targets an argument combines into, if it does (INC, MIN, MAX through a map); a
-// target space per target set, numbered by first appearance.
+// Adds the targets an argument keeps apart, if it does (INC, MIN, MAX through a map, or an RW or
+// WRITE whose elements meet: colours_through_map); a target space per target set, numbered by
+// first appearance. Only those that combine are staged by a two-level plan.
 inline void add_combined(const arg_view& a, combined_args& out) {
-  if (!combines_through_map(a)) return;
+  if (!colours_through_map(a)) return;
   const map_state& m = *a.map;
   std::size_t space = 0;
   while (space < out.spaces && !(*out.sets[space] == m.to)) ++space;
@@ -56,6 +57,7 @@ inline void add_combined(const arg_view& a, combined_args& out) {
   out.maps[out.count] = &m;
   out.through[out.count++] = {m.colour_targets(), m.arity, whole ? 0 : slot, whole ? m.arity - 1 : slot,
                               static_cast<int>(space), m.colour_target_count()};
+  if (!combines_through_map(a)) return;
   const std::pair<const void*, access> key{a.owner, a.mode};
   std::size_t g = 0;
   while (g < out.n_groups && !(out.group_keys[g] == key && out.group_maps[g] == &m)) ++g;

@@ -69,7 +69,10 @@ inline void launch_on_device(device_backend& device, kernel_cache& kernels, sign
   // A loop over an extruded set keeps its columns apart by atomics or colours: a two-level plan
   // would stage whole columns of targets.
   const bool extruded = entry.ir->extrusion.layers > 0;
-  const conflicts writes = over != nullptr                             ? conflicts::colors
+  // An RW or WRITE whose elements meet at a target runs them one at a time: only colours do
+  // (atomics store a copy back whole; a two-level plan runs a block's elements at once).
+  const bool ordered = std::any_of(views.begin(), views.end(), [](const arg_view& v) { return needs_order(v); });
+  const conflicts writes = over != nullptr || ordered                  ? conflicts::colors
                            : !codegen::combines_through_maps(*entry.ir) ? conflicts::atomics
                            : extruded && how.writes == conflicts::blocks ? conflicts::colors
                                                                        : how.writes;
@@ -78,7 +81,7 @@ inline void launch_on_device(device_backend& device, kernel_cache& kernels, sign
   // refused before anything is compiled.
   const std::vector<index_t>* colour_offsets = nullptr;
   mirrored_array* order = over != nullptr ? &over->array : nullptr;
-  if (std::any_of(views.begin(), views.end(), [](const arg_view& v) { return combines_through_map(v); })) {
+  if (std::any_of(views.begin(), views.end(), [](const arg_view& v) { return colours_through_map(v); })) {
     if (writes == conflicts::colors) {
       coloring& colors = coloring_for(entry.ir->name, r, views, over);
       colour_offsets = &colors.offsets;

@@ -36,10 +36,6 @@
 namespace parloop::detail {
 
 inline bool writes_through_map(const arg_view& a) { return through_map(a.kind) && is_modified(a.mode); }
-// An RW or WRITE through a map: its targets must be distinct, which only their owners can see.
-inline bool writes_one_at_a_time(const arg_view& a) {
-  return through_map(a.kind) && (a.mode == access::rw || a.mode == access::write);
-}
 inline bool reads_dat(const arg_view& a) {
   return a.kind != arg_kind::global && (a.mode == access::read || a.mode == access::rw);
 }
@@ -166,6 +162,13 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   std::string refusal;
   try {
     check_loop(name, set, range{0, end}, args, over);
+    // Run one at a time, elements meeting at a target would still run on two ranks at once.
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!writes_one_at_a_time(args[i])) continue;
+      check_distinct_targets(fmt::format("par_loop '{}' over '{}', argument {} (over MPI ranks)", name, set.name(), i),
+                             range{0, end}, args[i], over != nullptr ? std::span<const index_t>(over->elements)
+                                                                     : std::span<const index_t>{});
+    }
   } catch (const argument_error& e) {
     if (!one_at_a_time) throw;
     checked = false;

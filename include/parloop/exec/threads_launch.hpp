@@ -38,9 +38,10 @@ inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r, inde
   pool.run([&](int t) { h.run(part_of(r.start, n, t, threads), nullptr); }, threads);
 }
 
-// Whether the loop combines into a dat through a map: its blocks are coloured then.
+// Whether the loop combines into a dat through a map, or writes one whose elements meet one at a
+// time: its blocks are coloured then, each block's elements run in order on one thread.
 inline bool combines_through_maps(const loop_call& call) {
-  return std::any_of(call.views.begin(), call.views.end(), [](const arg_view& a) { return combines_through_map(a); });
+  return std::any_of(call.views.begin(), call.views.end(), [](const arg_view& a) { return colours_through_map(a); });
 }
 
 // Whether the threads backend runs the loop in blocks (it colours them, or keeps a partial per
