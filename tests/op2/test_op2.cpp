@@ -443,6 +443,46 @@ TEST_CASE("op2: dats are read back, written to OP2's files, and temporaries free
   op_free(p);
 }
 
+TEST_CASE("op2: dat->data is the host copy, refreshed by op_fetch_data", "[op2]") {
+  op2_program program;
+  const std::vector<double> a0{1.0, -2.0, 0.5, 4.0};
+  op_set s = op_decl_set(4, "s");
+  op_dat a = op_decl_dat(s, 1, "double", a0.data(), "a");
+  op_dat b = op_decl_dat(s, 1, "double", a0.data(), "b");
+  op_dat t = op_decl_dat_temp(s, 1, "double", static_cast<double*>(nullptr), "t");
+  const auto held = [](op_dat d) {
+    const double* v = reinterpret_cast<const double*>(d->data);
+    return std::vector<double>(v, v + d->set->size);
+  };
+  CHECK(held(a) == a0);
+  CHECK(held(t) == std::vector<double>(4, 0.0));
+  factor = 2.0;
+  offset[1] = 0.0;
+  shift = 1;
+  op_decl_const(1, "double", &factor);
+  op_decl_const(3, "double", offset);
+  op_decl_const(1, "int", &shift);
+  op_par_loop(scale, "scale", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),
+              op_arg_dat(b, -1, OP_ID, 1, "double", OP_WRITE));
+  // A loop leaves the copy as it was; a fetch of some elements refreshes those.
+  CHECK(held(b) == a0);
+  double one = 0.0;
+  op_fetch_data_idx(b, &one, 2, 2);
+  CHECK(one == 2.0);
+  CHECK(held(b) == std::vector<double>{1.0, -2.0, 2.0, 4.0});
+  // Fetched into the copy itself, as programs that read dat->data do.
+  op_fetch_data(b, reinterpret_cast<double*>(b->data));
+  CHECK(held(b) == std::vector<double>{3.0, -3.0, 2.0, 9.0});
+  // op_mpi_get_data's copy reads back what it holds.
+  op_dat copy = op_mpi_get_data(b);
+  std::vector<double> again(4);
+  op_fetch_data(copy, again.data());
+  CHECK(again == held(b));
+  free(copy->data);
+  free(copy->set);
+  free(copy);
+}
+
 TEST_CASE("op2: op_mpi_get_data copies a dat into storage its caller frees", "[op2]") {
   op2_program program;
   const std::vector<double> values{0.5, -1.5, 2.25, 4.0, -8.0, 16.5};

@@ -119,6 +119,7 @@ op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data
   const detail::any_array made = detail::make_any_dat(*set->set, t, bytes, called, dim);
   p.dats.push_back(std::make_unique<op_dat_core>(static_cast<int>(p.dats.size()), set, dim, t, type, made.owner,
                                                  *made.values, temporary));
+  p.dats.back()->keep_host_copy(bytes);
   if (p.mpi && !p.mpi->partitioned()) p.mpi->declare_dat(*p.dats.back(), bytes);
   return p.dats.back().get();
 }
@@ -167,14 +168,25 @@ void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call
   const std::size_t row = static_cast<std::size_t>(d->size);
   if (high < low) return;
   program& p = program::current(call);
+  const std::size_t bytes = static_cast<std::size_t>(high - low + 1) * row;
+  // op_mpi_get_data's copy holds its values in `data` alone.
+  if (d->array == nullptr) {
+    std::memmove(out, d->data + static_cast<std::size_t>(low) * row, bytes);
+    return;
+  }
+  // The read refreshes dat->data's host copy where it covers the same elements (all of this
+  // rank's block over MPI, where the whole dat is gathered anyway); `out` may be that copy.
   if (p.mpi && p.mpi->partitioned()) {
     // op_fetch_data: this rank's declared block; op_fetch_data_idx: elements of the whole set.
     const std::vector<std::byte> all = p.mpi->gathered(*d);
-    const std::size_t first = whole ? static_cast<std::size_t>(low) : p.mpi->block_start(*d->set) + static_cast<std::size_t>(low);
-    std::memcpy(out, all.data() + first * row, static_cast<std::size_t>(high - low + 1) * row);
+    const std::size_t mine = p.mpi->block_start(*d->set) * row;
+    if (!d->host_copy.empty()) std::memcpy(d->host_copy.data(), all.data() + mine, d->host_copy.size());
+    std::memcpy(out, all.data() + (whole ? static_cast<std::size_t>(low) * row : mine + static_cast<std::size_t>(low) * row), bytes);
     return;
   }
-  std::memcpy(out, user_values(*d) + static_cast<std::size_t>(low) * row, static_cast<std::size_t>(high - low + 1) * row);
+  std::byte* kept = d->host_copy.data() + static_cast<std::size_t>(low) * row;
+  std::memcpy(kept, user_values(*d) + static_cast<std::size_t>(low) * row, bytes);
+  std::memmove(out, kept, bytes);
 }
 
 // The declaration of each constant a kernel's source names, for device code: the value as a

@@ -4,6 +4,8 @@
 // op_decl_ call to op_exit, as OP2's do.
 #pragma once
 
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -73,13 +75,20 @@ struct op_dat_core {
     name = name_text.c_str();
     type = type_text.c_str();
   }
+  // Starts `data`'s host copy: the declared values, or zeros where there are none.
+  void keep_host_copy(const std::byte* declared) {
+    host_copy.assign(static_cast<std::size_t>(set->size) * static_cast<std::size_t>(size), std::byte{});
+    if (declared != nullptr && !host_copy.empty()) std::memcpy(host_copy.data(), declared, host_copy.size());
+    data = reinterpret_cast<char*>(host_copy.data());
+  }
   // A copy of `of`'s OP2 fields on `on`, holding `values`, owning nothing: made in malloc's
   // storage for op_mpi_get_data, whose caller releases it with free() and runs no destructor.
   op_dat_core(const op_dat_core& of, op_set_core* on, char* values)
       : index(of.index), set(on), dim(of.dim), size(of.size), data(values), name(of.name), type(of.type),
         scalar(of.scalar), temporary(true), array(nullptr) {}
-  // OP2's fields. `data` is null: a dat's values live where its loops run, and are read with
-  // op_fetch_data.
+  // OP2's fields. `data` is the host copy, as on OP2's device backends: this rank's declared
+  // block in the application's numbering, as declared and then as each op_fetch_data of the dat
+  // last read it (loops run where parloop keeps the values, so it is not live between fetches).
   int index;
   op_set_core* set;
   int dim;
@@ -93,6 +102,7 @@ struct op_dat_core {
   std::shared_ptr<detail::array_base> state;
   detail::mirrored_array* array;
   std::string name_text, type_text;
+  std::vector<std::byte> host_copy;
 };
 
 }  // namespace parloop::op2
