@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <parloop/dsl/source_functions.hpp>
+#include <parloop/dsl/source_std_calls.hpp>
 #include <parloop/exec/halo.hpp>
 #include <parloop/parloop.hpp>
 
@@ -496,6 +497,20 @@ void check_halo_copy_ir() {
   };
   check(sent(pl::WRITE), dat(pl::READ, m, 0));
   check(dat(pl::WRITE, m, 0), sent(pl::READ));
+}
+
+TEST_CASE("std:: before C's math names is taken out of a kernel's source, in code and macros only", "[dsl][source]") {
+  using parloop::detail::without_std_math;
+  const std::string min_max(parloop::detail::std_min_max);
+  CHECK(without_std_math("*m = std::min(*a, *m) + std :: sqrt(x) + std::\tfabs(y);") ==
+        min_max + "*m = PL_STD_MIN(*a, *m) + sqrt(x) + fabs(y);");
+  CHECK(without_std_math("#define BIG(a, b) std::max(a, b)\nint x = BIG(1, 2) + std::pow(2, 3);") ==
+        min_max + "#define BIG(a, b) PL_STD_MAX(a, b)\nint x = BIG(1, 2) + pow(2, 3);");
+  CHECK(without_std_math("x = std::floor(y);") == "x = floor(y);");
+  // Comments, literals, other std:: names, other namespaces and longer names stay as written.
+  const std::string kept = "// std::min\nconst char* s = \"std::min\"; std::swap(a, b); mystd::min(a, b); "
+                           "::std::min(a, b); std::minimum(a); std::numeric_limits<int>::max();";
+  CHECK(without_std_math(kept) == kept);
 }
 
 TEST_CASE("a halo's copy builds the IR its lambda traces, for any type and dimension", "[dsl][halo]") {

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Compiles one snippet and checks the outcome its `// expect:` lines name: `success`, or
-# text the compiler's diagnostics must contain (every line must match). A snippet of several
+# text the compiler's diagnostics must contain (every line must match); `// expect-not:` lines
+# name text they must not contain (an error of the compiler's own before the one intended). A snippet of several
 # cases says `// case NAME: text` for each: it is compiled once per case with -DNAME, and each
 # compile must fail with its text.
 file(STRINGS "${SNIPPET}" expectations REGEX "^// expect: ")
+file(STRINGS "${SNIPPET}" unwanted REGEX "^// expect-not: ")
 file(STRINGS "${SNIPPET}" cases REGEX "^// case [A-Z_0-9]+: ")
 if(NOT expectations AND NOT cases AND NOT PRECOMPILE)
   message(FATAL_ERROR "${SNIPPET} has no '// expect:' or '// case NAME:' line")
@@ -51,6 +53,13 @@ function(expect wanted defines)
       if(at EQUAL -1)
         message(FATAL_ERROR "${SNIPPET} ${defines} failed to compile, but without '${text}'. The diagnostics:\n${out}")
       endif()
+    endif()
+  endforeach()
+  foreach(line IN LISTS unwanted)
+    string(REGEX REPLACE "^// expect-not: " "" text "${line}")
+    string(FIND "${out}" "${text}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "${SNIPPET} ${defines}: the diagnostics say '${text}', which they must not:\n${out}")
     endif()
   endforeach()
 endfunction()

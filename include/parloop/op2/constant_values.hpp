@@ -70,12 +70,14 @@ inline std::set<std::string> undeclared_names(std::string_view log) {
 inline compile_error with_constant_hint(const compile_error& e, const std::vector<constant>& constants) {
   std::string missing;
   for (const std::string& name : undeclared_names(e.log())) {
+    // C++'s namespace, which no constant declares (OpenCL C has none).
+    if (name == "std") continue;
     bool declared = false;
     for (const constant& c : constants) declared = declared || c.name == name;
     if (!declared) missing += (missing.empty() ? "'" : ", '") + name + "'";
   }
   if (missing.empty()) return e;
-  return compile_error(std::string(e.what()) + "\nop2: " + missing +
+  return compile_error(e.message() + "\nop2: " + missing +
                            " named by the kernel but not declared: a variable the kernels read is declared with "
                            "op_decl_const before the loop, which puts it in the device's code",
                        e.log(), e.source_path());

@@ -140,9 +140,10 @@ inline kernel_record& record_for(program& p, const char* kernel_name, const char
   if (!r.cache || r.constants_version != p.constants_version) {
     std::string source;
     if (!r.header->empty()) {
-      // OP2's kernels may use its MIN and MAX, which its own device code defines too.
+      // OP2's kernels may use its MIN, MAX and OP2_STRIDE, which its own device code defines too.
       source = "#ifndef MIN\n#define MIN(a, b) ((a < b) ? (a) : (b))\n#endif\n"
-               "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n";
+               "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n"
+               "#ifndef OP2_STRIDE\n#define OP2_STRIDE(arr, idx) arr[idx]\n#endif\n";
       for (const constant& c : p.constants) {
         if (codegen::says_word(*r.header, c.name) || codegen::says_word(r.user_types, c.name)) {
           source += declaration_of(c);

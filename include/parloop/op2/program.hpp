@@ -127,6 +127,14 @@ class program {
 // A compile error for any arguments: what OP2's calls that parloop leaves out instantiate.
 template <class... A>
 inline constexpr bool never = false;
+// What such a call returns: anything the program takes from it, so that the compiler's one
+// error is the call's own message, not a conversion's.
+struct refused_result {
+  template <class T>
+  operator T() const {
+    return T{};
+  }
+};
 
 inline void init(int diags) {
   if (program::slot()) throw argument_error("op_init: called twice (op_exit ends the first)");
