@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <parloop/dsl/source_array_parameters.hpp>
 #include <parloop/dsl/source_functions.hpp>
 #include <parloop/dsl/source_std_calls.hpp>
 #include <parloop/exec/halo.hpp>
@@ -464,16 +465,13 @@ int main() { double b; kernel(nullptr, &b); const char* s = R"x(})x"; return twi
   CHECK_FALSE(pl::detail::function_with_needs("void f(double* a);\n// void g() {}\n", "g"));
   // A file that ends inside the function defines nothing.
   CHECK_FALSE(pl::detail::function_with_needs("void f(double* a) { if (a) {", "f"));
-  // Its parameters as written: array declarators kept, comments not.
-  const auto params = pl::detail::function_parameters(
-      "void g(int);\ninline void f(const double *x[2] /* a, b */, double (*y)[3], int n) { g(n); }", "f");
-  REQUIRE(params);
-  REQUIRE(params->size() == 3);
-  CHECK((*params)[0].find("const double *x[2]") != std::string::npos);
-  CHECK((*params)[0].find("a, b") == std::string::npos);
-  CHECK((*params)[1] == " double (*y)[3]");
-  CHECK((*params)[2] == " int n");
-  CHECK_FALSE(pl::detail::function_parameters("void f(double *x);", "f"));
+  // Array parameters written as pointers, in every function: comments, two-dimensional arrays and
+  // what is not a parameter stay as written.
+  CHECK(pl::detail::with_pointer_parameters(
+            "void g(int a[3]);\ninline void f(const double *x[2] /* a[2] */, double q[4], double (*y)[3],\n"
+            "  int n, double m[2][2]) { int local[2]; g(local); }\nstatic int h(double\tz [ N ]) { return 0; }") ==
+        "void g(int a[3]);\ninline void f(const double **x /* a[2] */, double *q, double (*y)[3],\n"
+        "  int n, double m[2][2]) { int local[2]; g(local); }\nstatic int h(double\t*z ) { return 0; }");
 }
 
 }  // namespace test_dsl

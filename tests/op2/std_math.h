@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // C's math by its C++ names, as OP2's min application calls std::min on a parameter named min;
-// the same words in a comment stay as written.
+// the same words in a comment stay as written. Its arrays are declared as arrays, as OP2's vector
+// Airfoil declares `double q[4]`.
 #define PICK(a, b) std::max(a, b)
-inline void std_math(const double *q, double *r, int *min) {
+inline void std_math(const double q[2], double r[2], int *min) {
   r[0] = std::sqrt(std::fabs(q[0])) + PICK(q[1], 0.25);  // std::pow(q[0], 2) is not called
   r[1] = std :: min(q[0], q[1]);
   *min = std::min(*min, (int)std::floor(4.0 * q[0]));

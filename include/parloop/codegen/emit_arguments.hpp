@@ -117,20 +117,15 @@ inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p
 // IR says how its function declares them (OP2's), those types.
 inline std::string emitter::raw_parameters() {
   std::string out;
-  // A pointer per slot is declared as the user's definition declares it, `T **x` or `T *x[N]`:
-  // C makes them one type, but older OpenCL compilers (NVIDIA's) give the array's pointers
-  // another address space, and call the two declarations conflicting.
-  std::optional<std::vector<std::string>> declared;
-  if (!k_.raw_params.empty()) declared = parloop::detail::function_parameters(k_.raw_source, k_.name);
+  // The user's array parameters arrive written as pointers (dsl/source_array_parameters.hpp).
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
     if (k_.raw_params.empty()) {
       out += fmt::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "", type(p.type), i);
     } else {
       const ir::raw_param& r = k_.raw_params.at(i);
-      const bool as_array = r.per_slot && declared && i < declared->size() && (*declared)[i].find('[') != std::string::npos;
-      out += fmt::format("{}{}{}*{} a{}{}", i == 0 ? "" : ", ", r.is_const ? "const " : "", type(r.type),
-                         r.per_slot && !as_array ? "*" : "", i, as_array ? fmt::format("[{}]", p.arity) : "");
+      out += fmt::format("{}{}{}*{} a{}", i == 0 ? "" : ", ", r.is_const ? "const " : "", type(r.type),
+                         r.per_slot ? "*" : "", i);
     }
   }
   return out;

@@ -152,42 +152,6 @@ inline std::vector<source_definition> function_definitions(std::string_view code
   return found;
 }
 
-// The parameters of function `name`'s definition in `text`, each as written (comments blanked);
-// none where the text defines no such function.
-inline std::optional<std::vector<std::string>> function_parameters(std::string_view text, std::string_view name) {
-  std::vector<source_definition> defines;
-  const std::string code = code_only(text, defines);
-  for (const source_definition& f : function_definitions(code)) {
-    if (f.name != name) continue;
-    // The parameters are between the parenthesis after the name and its match.
-    std::size_t at = f.begin;
-    for (;;) {
-      at = code.find(name, at);
-      if (at == std::string::npos || at >= f.end) return std::nullopt;
-      const bool starts = at == 0 || !is_name_char(code[at - 1]);
-      std::size_t after = at + name.size();
-      while (after < f.end && std::isspace(static_cast<unsigned char>(code[after])) != 0) ++after;
-      if (starts && after < f.end && code[after] == '(') {
-        at = after;
-        break;
-      }
-      at += name.size();
-    }
-    std::vector<std::string> params(1);
-    int depth = 0;
-    for (std::size_t i = at + 1; i < f.end; ++i) {
-      const char c = code[i];
-      if ((c == ')' || c == ']') && depth == 0) break;
-      if (c == '(' || c == '[') ++depth;
-      if (c == ')' || c == ']') --depth;
-      if (c == ',' && depth == 0) params.emplace_back();
-      else params.back() += c;
-    }
-    return params;
-  }
-  return std::nullopt;
-}
-
 // Whether `text` says `word` as a name; `call`: followed by an opening parenthesis.
 inline bool names_word(std::string_view text, std::string_view word, bool call) {
   for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
