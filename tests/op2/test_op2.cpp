@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -502,6 +504,36 @@ TEST_CASE("op2: dat->data is the host copy, refreshed by op_fetch_data", "[op2]"
   free(copy->data);
   free(copy->set);
   free(copy);
+}
+
+// What `f` prints on standard output.
+template <class F>
+std::string printed(F f) {
+  temporary_folder folder;
+  const std::string file = (folder.path / "out.txt").string();
+  std::fflush(stdout);
+  const int saved = dup(1), into = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(into, 1);
+  f();
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(into);
+  close(saved);
+  return read_text(file);
+}
+
+TEST_CASE("op2: op_partition and op_halo_create in one process leave the mesh as declared", "[op2]") {
+  op2_program program;
+  std::vector<int> cell_nodes{0, 1, 1, 2};
+  op_set nodes = op_decl_set(3, "nodes"), cells = op_decl_set(2, "cells");
+  op_map pcell = op_decl_map(cells, nodes, 2, cell_nodes.data(), "pcell");
+  CHECK(printed([&] { op_partition("RANDOM", nullptr, cells, pcell, nullptr); }) ==
+        "op_partition: one process, nothing to partition (RANDOM asked)\n");
+  CHECK(printed([&] { op_partition("PTSCOTCH", "KWAY", cells, pcell, nullptr); }) ==
+        "op_partition: one process, nothing to partition (PTSCOTCH KWAY asked)\n");
+  CHECK(printed([] { op_halo_create(); }).empty());
+  CHECK(cells->size == 2);
+  CHECK(std::vector<int>(pcell->map, pcell->map + 4) == cell_nodes);
 }
 
 TEST_CASE("op2: op_mpi_get_data copies a dat into storage its caller frees", "[op2]") {

@@ -34,8 +34,9 @@ inline void partition(const char* lib, const char* routine, op_set_core* prime_s
     p.mpi->partition(p, lib, routine, prime_set, prime_map, coords);
     return;
   }
-  std::printf("op_partition: one process, nothing to partition (%s %s asked)\n", lib != nullptr ? lib : "(null)",
-              routine != nullptr ? routine : "(null)");
+  // OP2's applications pass a null routine with some libraries ("RANDOM"): named only where given.
+  std::printf("op_partition: one process, nothing to partition (%s%s%s asked)\n", lib != nullptr ? lib : "no library",
+              routine != nullptr ? " " : "", routine != nullptr ? routine : "");
 }
 
 // OP2's op_halo_create: over MPI, the mesh distributed without a partitioner -- the first set's
