@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <parloop/core/any_array.hpp>
@@ -58,21 +59,58 @@ TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]")
       scoped_env omp_list("OMP_NUM_THREADS", "5,2");
       CHECK(pl::Runtime::open().device_name() == "5 threads");
     }
+    scoped_env ompi("OMPI_COMM_WORLD_LOCAL_SIZE", nullptr);
+    const int usable = pl::detail::usable_cpus(), machine = pl::detail::machine_cpus();
+    const std::string by_default = std::to_string(pl::detail::cpus_for_rank(usable, machine, 1)) + " threads";
     {
       scoped_env threads("PARLOOP_THREADS", nullptr);
-      const int cpus = pl::detail::usable_cpus();
-      CHECK(pl::Runtime::open().device_name() == std::to_string(cpus) + " threads");
+      CHECK(pl::Runtime::open().device_name() == by_default);
       scoped_env ranks("OMPI_COMM_WORLD_LOCAL_SIZE", "2");
-      CHECK(pl::Runtime::open().device_name() == std::to_string(std::max(1, cpus / 2)) + " threads");
+      CHECK(pl::Runtime::open().device_name() ==
+            std::to_string(pl::detail::cpus_for_rank(usable, machine, 2)) + " threads");
     }
-    for (const char* bad : {"0", "-2", "many", "3x", "5000"}) {
+    for (const char* bad : {"0", "-2", "many", "3x", "5000", " 2", "+2", "2 "}) {
       scoped_env threads("PARLOOP_THREADS", bad);
       CHECK_THROWS_WITH(pl::Runtime::open(), Contains(std::string("PARLOOP_THREADS is '") + bad +
                                                       "': use a number of threads from 1 to 4096"));
     }
+    // OpenMP's variable, set for another program: a value that is no count leaves the default.
     scoped_env threads("PARLOOP_THREADS", nullptr);
-    scoped_env omp_bad("OMP_NUM_THREADS", ",4");
-    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("OMP_NUM_THREADS is ',4'"));
+    for (const char* bad : {",4", "abc", "0", "99999"}) {
+      scoped_env omp_bad("OMP_NUM_THREADS", bad);
+      CHECK(pl::Runtime::open().device_name() == by_default);
+    }
+  }
+  SECTION("a rank's threads: its own CPUs where the launcher placed it, the node's shared where not") {
+    // A mask of 8 of the machine's 32 CPUs (srun --cpus-per-task=8): all 8, whatever the ranks.
+    CHECK(pl::detail::cpus_for_rank(8, 32, 4) == 8);
+    CHECK(pl::detail::cpus_for_rank(16, 64, 4) == 16);
+    // The whole machine: shared among the node's ranks, one thread at least.
+    CHECK(pl::detail::cpus_for_rank(32, 32, 4) == 8);
+    CHECK(pl::detail::cpus_for_rank(2, 2, 4) == 1);
+    CHECK(pl::detail::cpus_for_rank(32, 32, 1) == 32);
+    CHECK(pl::detail::cpus_in_list("0-3,8,10-11\n") == 7);
+    CHECK(pl::detail::cpus_in_list("5") == 1);
+    for (const char* bad : {"", "\n", "3-1", "a-b", "0-", "1,,2"}) CHECK_FALSE(pl::detail::cpus_in_list(bad));
+    CHECK(pl::detail::machine_cpus() >= pl::detail::usable_cpus());
+    // The ranks on this node, as each launcher says it.
+    scoped_env ompi("OMPI_COMM_WORLD_LOCAL_SIZE", nullptr), mpich("MPI_LOCALNRANKS", nullptr),
+        pmix("PMIX_LOCAL_SIZE", nullptr), slurm("SLURM_NTASKS_PER_NODE", nullptr), pmi("PMI_LOCAL_SIZE", nullptr),
+        mv2("MV2_COMM_WORLD_LOCAL_SIZE", nullptr), tasks("SLURM_TASKS_PER_NODE", nullptr),
+        node("SLURM_NODEID", nullptr);
+    CHECK(pl::detail::local_rank_count() == 1);
+    {
+      scoped_env mvapich("MV2_COMM_WORLD_LOCAL_SIZE", "3");
+      CHECK(pl::detail::local_rank_count() == 3);
+    }
+    scoped_env per_node("SLURM_TASKS_PER_NODE", "2(x3),1");
+    for (const auto& [id, count] : {std::pair{"0", 2}, {"2", 2}, {"3", 1}}) {
+      scoped_env on("SLURM_NODEID", id);
+      CHECK(pl::detail::local_rank_count() == count);
+    }
+    CHECK(pl::detail::slurm_tasks_on("2(x3),1", 4) == -1);
+    CHECK(pl::detail::slurm_tasks_on("4(x2", 0) == -1);
+    CHECK(pl::detail::slurm_tasks_on("16", 0) == 16);
   }
   SECTION("host") {
     scoped_env env("PARLOOP_BACKEND", "host");

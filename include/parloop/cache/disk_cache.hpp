@@ -19,7 +19,6 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
@@ -123,14 +122,12 @@ class disk_cache {
   // setting in the error.
   static std::uint64_t mebibytes(std::string_view what, std::string_view text, std::uint64_t least) {
     constexpr std::uint64_t most = std::uint64_t{1} << 40;
-    std::uint64_t mb = 0;
-    const char* end = text.data() + text.size();
-    const auto [stop, failure] = std::from_chars(text.data(), end, mb);
-    if (text.empty() || failure != std::errc{} || stop != end || mb < least || mb > most) {
+    const std::optional<std::uint64_t> mb = parloop::detail::whole_number<std::uint64_t>(text, least, most);
+    if (!mb) {
       throw argument_error(fmt::format("{}='{}': expected a whole number of MiB, at least {} and at most {} (2^40)",
                                        what, text, least, most));
     }
-    return mb << 20;
+    return *mb << 20;
   }
 
   static disk_mode mode_from_environment() {

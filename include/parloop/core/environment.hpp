@@ -5,9 +5,11 @@
 #pragma once
 
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,18 @@ namespace parloop::detail {
 inline const char* environment_value(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
+// `text` as a whole number from `least` to `most`: decimal digits and nothing else (no sign, no
+// spaces), the one rule for every variable that holds a number; none otherwise.
+template <class T>
+std::optional<T> whole_number(std::string_view text, T least, T most) {
+  T n{};
+  const char* end = text.data() + text.size();
+  if (text.empty() || text.front() == '-') return std::nullopt;
+  const auto [stop, failure] = std::from_chars(text.data(), end, n);
+  if (failure != std::errc{} || stop != end || n < least || n > most) return std::nullopt;
+  return n;
 }
 
 // One word a variable may hold, the value it stands for and what it does.
