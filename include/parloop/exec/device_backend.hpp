@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The seam between exec/ and a device backend. Compiling runs in steps a cache can sit
-// between: a strategy makes the source and its grid-size functor (exec/kernel_source.hpp); a
+// between: a strategy makes the source and its grid-size functor (codegen/kernel_source.hpp); a
 // backend builds the source into a launcher; a launcher gives its kernel_record; a backend
 // loads a record into a launcher. Launching is exec's (grid, empty ranges, binding, reductions:
 // device_launch.hpp) up to the one call a backend makes: the launcher's enqueue.
@@ -28,7 +28,9 @@
 // - build checks that the device can run the source (features, block size) before compiling,
 //   and throws (compile_error, backend_unavailable, error) naming the device and the call;
 //   neither build nor load leaves anything half-made behind.
-// - enqueue and every copy but download never wait; wait() waits for all of them.
+// - enqueue never waits; nor does an upload that fits the backend's staging buffer (it is
+//   copied there first, so the caller may reuse its memory at once): a larger upload waits for
+//   its copy, and a download for everything before it; wait() waits for all of them.
 // - Opening throws backend_unavailable, with the reason, where the API, a device or a compiler
 //   is missing: a program built with the backend runs where it is not.
 #pragma once
