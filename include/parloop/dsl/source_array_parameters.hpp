@@ -45,32 +45,17 @@ inline std::string with_pointer_parameters(std::string_view text) {
   const std::string code = code_only(text, defines);
   std::vector<std::pair<std::size_t, std::pair<std::size_t, std::string>>> edits;
   for (const source_definition& f : function_definitions(code)) {
-    // The parameters are between the parenthesis after the name and its match.
-    std::size_t at = f.begin;
-    for (;;) {
-      at = code.find(f.name, at);
-      if (at == std::string::npos || at >= f.end) break;
-      std::size_t after = at + f.name.size();
-      while (after < f.end && std::isspace(static_cast<unsigned char>(code[after])) != 0) ++after;
-      if ((at == 0 || !is_name_char(code[at - 1])) && after < f.end && code[after] == '(') {
-        at = after;
-        break;
-      }
-      at += f.name.size();
-    }
-    if (at == std::string::npos || at >= f.end) continue;
     int depth = 0;
-    std::size_t param = at + 1;
-    for (std::size_t i = at + 1; i < f.end; ++i) {
+    std::size_t param = f.open + 1;
+    for (std::size_t i = f.open + 1; i <= f.close; ++i) {
       const char c = code[i];
-      if (c == '(' || c == '[') ++depth;
-      if ((c == ')' || c == ']') && depth-- == 0) {
-        pointer_parameter(code, param, i, edits);
-        break;
-      }
-      if (c == ',' && depth == 0) {
+      if (i == f.close || (c == ',' && depth == 0)) {
         pointer_parameter(code, param, i, edits);
         param = i + 1;
+      } else if (c == '(' || c == '[') {
+        ++depth;
+      } else if (c == ')' || c == ']') {
+        --depth;
       }
     }
   }

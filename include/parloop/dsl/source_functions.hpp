@@ -22,6 +22,8 @@ struct source_definition {
   std::string name;
   std::size_t begin = 0, end = 0;
   bool macro = false;
+  // A function's: where its parameters' parentheses are.
+  std::size_t open = 0, close = 0;
 };
 
 inline bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
@@ -139,7 +141,7 @@ inline std::vector<source_definition> function_definitions(std::string_view code
       if (depth != 0 || name_begin == name_end) continue;
       std::size_t begin = statement;
       while (begin < name_begin && std::isspace(static_cast<unsigned char>(code[begin])) != 0) ++begin;
-      found.push_back({std::string(code.substr(name_begin, name_end - name_begin)), begin, 0, false});
+      found.push_back({std::string(code.substr(name_begin, name_end - name_begin)), begin, 0, false, paren, at - 1});
     } else if (c == '}' && !open.empty()) {
       const bool closes_function = !open.back() && std::all_of(open.begin(), open.end() - 1, [](bool t) { return t; });
       open.pop_back();
