@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // parloop on CUDA against hand-written CUDA driver-API code, in one run on one GPU:
 //  - launch overhead: a small par_loop against cuLaunchKernel, by hand, of the same CUBIN (the
-//    generated source compiled by NVRTC as a user would): parloop's own cost per launch;
+//    generated source compiled by NVRTC as a user would): parloop's own cost per launch, and
+//    what the trace check adds to it (sampled, the default, and every call, against none);
 //  - triad throughput (a = b + s * c) at 2^28 and 2^24 doubles, parloop's default strategy and
 //    its other strategies, against hand-written triads of several shapes (one element per
 //    thread at four block sizes, double2 loads, two adjacent elements per thread, double2 over
@@ -291,7 +292,7 @@ int main(int argc, char** argv) {
     std::printf("bench_cuda: CUDA is not available here: %s\n", cuda.reason.c_str());
     return 77;
   }
-  const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::cuda);
+  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::cuda);
   const auto& backend = static_cast<const cu::backend&>(*rt.state()->backend);
   const cu::context& ctx = backend.cuda_context();
   const cu::target t = backend.compile_target();
@@ -319,23 +320,34 @@ int main(int argc, char** argv) {
     sync();
     const CUdeviceptr pa = pointer_of(a.state().array), pb = pointer_of(b.state().array);
     const CUdeviceptr pc = pointer_of(c.state().array), ps = pointer_of(s.state().array);
-    std::vector<double> pl_times, hand_times;
+    // parloop's launches under each trace-check schedule (the default, sampled, first), and by hand.
+    const pl::trace_checks schedules[] = {pl::trace_checks::sampled, pl::trace_checks::off,
+                                          pl::trace_checks::every_call};
+    std::vector<double> pl_times[3], hand_times;
     for (int r = 0; r < reps; ++r) {
-      pl_times.push_back(median_seconds(1, [&] {
-        for (int i = 0; i < launches; ++i) {
-          pl::par_loop(triad, points, st, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ));
-        }
-        sync();
-      }));
+      for (int m = 0; m < 3; ++m) {
+        rt.set_trace_checks(schedules[m]);
+        pl_times[m].push_back(median_seconds(1, [&] {
+          for (int i = 0; i < launches; ++i) {
+            pl::par_loop(triad, points, st, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ));
+          }
+          sync();
+        }));
+      }
       hand_times.push_back(median_seconds(1, [&] {
         for (int i = 0; i < launches; ++i) launch(ctx, f, 1, 256, 0, small, pa, pb, pc, ps);
         sync();
       }));
     }
-    const double t_pl = median(pl_times) / launches, t_hand = median(hand_times) / launches;
+    rt.set_trace_checks(schedules[0]);
+    const double t_pl = median(pl_times[0]) / launches, t_hand = median(hand_times) / launches;
+    const double t_off = median(pl_times[1]) / launches, t_every = median(pl_times[2]) / launches;
     ok = ok && a.host()[small - 1] == 7.0;
-    std::printf("launch of a 256-element loop: parloop %.2f us, cuLaunchKernel by hand %.2f us: ratio %.3f (goal <= 1.15)\n\n",
+    std::printf("launch of a 256-element loop: parloop %.2f us, cuLaunchKernel by hand %.2f us: ratio %.3f (goal <= 1.15)\n",
                 t_pl * 1e6, t_hand * 1e6, t_pl / t_hand);
+    std::printf("trace checks on that launch: sampled (the default) %.3fx unchecked (goal <= 1.03), every call %.3fx "
+                "(%.2f us unchecked)\n\n",
+                t_pl / t_off, t_every / t_off, t_off * 1e6);
   }
 
   ok = triad_at(rt, ctx, hand, 1LL << 28) && ok;

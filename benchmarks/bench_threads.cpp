@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // parloop's threads and host backends against plain loops, in one run on this machine's cores:
 //  - launch overhead: a triad par_loop of 256 elements (a = b + s * c) on threads and on the
-//    host, against the same 256 elements as a plain C++ loop: what a launch costs beyond the work;
+//    host, against the same 256 elements as a plain C++ loop: what a launch costs beyond the work,
+//    and what the trace check adds to it (sampled, the default, and every call, against none);
 //  - triad throughput over 2^24 doubles on threads against the same triad by hand over the same
 //    threads (std::thread, static contiguous chunks, arrays first touched by their thread);
 //  - a loop with a global SUM against the same loop without one (common.hpp), small and large.
@@ -36,8 +37,12 @@ pl::Runtime open(pl::backend_kind kind, int threads) {
   return rt;
 }
 
-// Seconds per 256-element triad par_loop, `launches` of them back to back.
-double loop_seconds(const pl::Runtime& rt) {
+// Seconds per 256-element triad par_loop, `launches` of them back to back, under each trace-check
+// schedule in turn, alternately: sampled (the default), off, every call.
+struct loop_times {
+  double sampled, off, every_call;
+};
+loop_times loop_seconds(pl::Runtime rt) {
   const pl::Set s(rt, small);
   pl::Dat<double> a(s), b(s, std::vector<double>(small, 1.0)), c(s, std::vector<double>(small, 2.0));
   pl::Global<double> scale(rt, 3.0);
@@ -47,7 +52,17 @@ double loop_seconds(const pl::Runtime& rt) {
     rt.synchronize();
   };
   loops();
-  return median_seconds(reps, loops) / launches;
+  const pl::trace_checks schedules[] = {pl::trace_checks::sampled, pl::trace_checks::off,
+                                        pl::trace_checks::every_call};
+  std::vector<double> t[3];
+  for (int r = 0; r < reps; ++r) {
+    for (int m = 0; m < 3; ++m) {
+      rt.set_trace_checks(schedules[m]);
+      t[m].push_back(median_seconds(1, loops) / launches);
+    }
+  }
+  rt.set_trace_checks(schedules[0]);
+  return {parloop_bench::median(t[0]), parloop_bench::median(t[1]), parloop_bench::median(t[2])};
 }
 
 // The same 256 elements as a plain loop, through pointers the compiler cannot see through.
@@ -142,11 +157,17 @@ int main(int argc, char** argv) {
   std::printf("parloop threads backend (%s) and host backend against plain loops; median of %d\n",
               on_threads.device_name().c_str(), reps);
 
-  const double plain = plain_seconds(), threads_loop = loop_seconds(on_threads), host_loop = loop_seconds(on_host);
+  const double plain = plain_seconds();
+  const loop_times on_threads_t = loop_seconds(on_threads), on_host_t = loop_seconds(on_host);
+  const double threads_loop = on_threads_t.sampled, host_loop = on_host_t.sampled;
   std::printf("launch, %d-element triad: plain loop %.3f us; host %.3f us (+%.3f); threads %.3f us (+%.3f)  "
               "(goal: threads <= 2 us)\n",
               small, plain * 1e6, host_loop * 1e6, (host_loop - plain) * 1e6, threads_loop * 1e6,
               (threads_loop - plain) * 1e6);
+  std::printf("trace checks on that launch: threads sampled (the default) %.3fx unchecked (goal <= 1.03), every call "
+              "%.3fx; host sampled %.3fx, every call %.3fx\n",
+              threads_loop / on_threads_t.off, on_threads_t.every_call / on_threads_t.off, host_loop / on_host_t.off,
+              on_host_t.every_call / on_host_t.off);
 
   constexpr int n = 1 << 24;
   const double hand = hand_triad_seconds(threads, n, 15), mine = triad_seconds(on_threads, n, 15);

@@ -187,8 +187,9 @@ TEST_CASE("reductions and direct RW on a device, over whole sets, subranges and 
 
 TEST_CASE("a repeated par_loop only launches", "[device][reuse][compiled]") {
   twin_mesh d(parloop_test::device_runtime());
-  // A trace check traces the kernel at every loop: what a release build's loop does is counted.
-  d.rt.set_check_traces(false);
+  // The test suite's trace check traces the kernel at every loop; what is counted is the loop
+  // without it.
+  d.rt.set_trace_checks(pl::trace_checks::off);
   pl::Dat<double, 4> q(d.cells, parloop_test::random_values<double>(517 * 4)), res(d.cells);
   auto flux = parloop_test::flux_kernel();
   const auto loop = [&] {
@@ -349,7 +350,7 @@ TEST_CASE("a kernel from source with #include: the disk cache sees the header's 
 TEST_CASE("a captured value that changed between loops is refused, on the host and on a device", "[device][check]") {
   for (const pl::Runtime& rt : {pl::Runtime::open(pl::backend_kind::host), parloop_test::device_runtime()}) {
     INFO(pl::backend_name(rt.kind()));
-    CHECK(rt.checks_traces());  // the test suite runs with PARLOOP_CHECK_TRACES=1
+    CHECK(rt.trace_checks() == pl::trace_checks::every_call);  // the test suite sets PARLOOP_CHECK_TRACES=1
     const pl::Set s(rt, 10);
     pl::Dat<double> x(s, std::vector<double>(10, 1.0)), y(s);
     double scale = 1.0;
@@ -361,6 +362,33 @@ TEST_CASE("a captured value that changed between loops is refused, on the host a
                       Contains("par_loop 'scaled_by_reference': the kernel traces differently than at its first loop"));
     scale = 1.0;  // as it was: the same trace, accepted
     CHECK_NOTHROW(pl::par_loop(k, s, x(pl::READ), y(pl::WRITE)));
+  }
+}
+
+TEST_CASE("by default a changed capture is refused within the sampled schedule", "[device][check]") {
+  {
+    parloop_test::scoped_env unset("PARLOOP_CHECK_TRACES", nullptr);
+    CHECK(pl::Runtime::open(pl::backend_kind::host).trace_checks() == pl::trace_checks::sampled);
+  }
+  for (pl::Runtime rt : {pl::Runtime::open(pl::backend_kind::host), parloop_test::device_runtime()}) {
+    INFO(pl::backend_name(rt.kind()));
+    rt.set_trace_checks(pl::trace_checks::sampled);
+    const pl::Set s(rt, 10);
+    pl::Dat<double> x(s, std::vector<double>(10, 1.0)), y(s);
+    double scale = 1.0;
+    const auto k = pl::kernel("scaled_sampled", [&scale](auto x, auto y) { y = x * scale; });
+    const auto loop = [&] { pl::par_loop(k, s, x(pl::READ), y(pl::WRITE)); };
+    // Within the first calls every one is checked.
+    for (int call = 0; call < 3; ++call) loop();
+    scale = 2.0;
+    CHECK_THROWS_WITH(loop(), Contains("traces differently") && !Contains("calls after the last check"));
+    scale = 1.0;
+    // Then one call in 128 (counted from the first, refused ones included): a change after call 20
+    // runs until call 129, which says what may have happened in between.
+    for (int call = 4; call < 20; ++call) loop();
+    scale = 3.0;
+    for (int call = 20; call < 128; ++call) CHECK_NOTHROW(loop());
+    CHECK_THROWS_WITH(loop(), Contains("Checked at call 129 of these arguments, 128 calls after the last check"));
   }
 }
 

@@ -20,6 +20,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/thread_count.hpp"
 #include "parloop/core/thread_pool.hpp"
+#include "parloop/core/trace_checks.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/fwd.hpp"
@@ -69,9 +70,9 @@ struct runtime_state {
   conflicts default_conflicts = conflicts::atomics;
   // Whether par_loops that name no strategy and no conflicts are autotuned (core/autotune.hpp).
   bool autotune = false;
-  // Whether each par_loop of a traced kernel traces it again and refuses to run where the
-  // trace differs from the one kept (a captured value changed): PARLOOP_CHECK_TRACES.
-  bool check_traces = false;
+  // When a par_loop of a traced kernel traces it again and refuses to run where the trace
+  // differs from the one kept (a captured value changed): PARLOOP_CHECK_TRACES.
+  parloop::trace_checks trace_checks = parloop::trace_checks::sampled;
   // How the device keeps dats of several components: the backend's choice when it opens.
   dat_layout dats = dat_layout::aos;
   transfer_stats transfers;
@@ -84,18 +85,6 @@ struct runtime_state {
   int thread_block = default_thread_block;
   std::uint64_t threads_id = 0;
 };
-
-// PARLOOP_CHECK_TRACES: on by default in a program compiled without NDEBUG.
-inline bool trace_check_from_environment() {
-#ifdef NDEBUG
-  constexpr bool by_default = false;
-#else
-  constexpr bool by_default = true;
-#endif
-  return switch_from_environment("PARLOOP_CHECK_TRACES", by_default,
-                                 "each loop traces its kernel again and refuses one whose trace changed",
-                                 "a kernel is traced once per argument signature");
-}
 
 // A device backend built into the program.
 struct backend_entry {
@@ -167,7 +156,7 @@ class Runtime {
     state->kind = kind;
     state->default_conflicts = detail::conflicts_from_environment();
     state->autotune = detail::autotune_from_environment();
-    state->check_traces = detail::trace_check_from_environment();
+    state->trace_checks = detail::trace_checks_from_environment();
     if (kind == backend_kind::threads) {
       const int threads = detail::threads_from_environment();
       state->threads = std::make_shared<detail::thread_pool>(threads, detail::pinning_from_environment(),
@@ -216,12 +205,12 @@ class Runtime {
   bool autotunes() const { return state_->autotune; }
   void set_autotune(bool on) { state_->autotune = on; }
 
-  // Whether each par_loop of a pl::kernel traces the lambda again and refuses to run where the
-  // trace differs from the one its compiled code was made from (a value the lambda captured by
-  // reference changed between loops). PARLOOP_CHECK_TRACES when the runtime opened; by default
-  // on where the program is compiled without NDEBUG (a Debug build), off otherwise.
-  bool checks_traces() const { return state_->check_traces; }
-  void set_check_traces(bool on) { state_->check_traces = on; }
+  // When a par_loop of a pl::kernel traces the lambda again and refuses to run where the trace
+  // differs from the one its compiled code was made from (a value the lambda captured by
+  // reference changed between loops): PARLOOP_CHECK_TRACES when the runtime opened, else
+  // sampled, in every build (core/trace_checks.hpp).
+  parloop::trace_checks trace_checks() const { return state_->trace_checks; }
+  void set_trace_checks(parloop::trace_checks when) { state_->trace_checks = when; }
 
   // How the device keeps dats of several components: PARLOOP_DAT_LAYOUT when the runtime
   // opened, else the device's own way: soa on a GPU, aos on a CPU device; aos on the host and

@@ -121,6 +121,9 @@ struct signature_entry {
   std::array<std::atomic<const tuned_launch*>, 4> tuned_slot{};
   std::vector<std::unique_ptr<tuned_launch>> tuned;
   std::atomic<const tuned_launch*> tuned_published{nullptr};
+  // The loops run with these arguments, counted by the trace check (exec/run_range.hpp) on any
+  // thread.
+  std::atomic<std::uint64_t> calls{0};
   // The entry made before this one: readers walk the list from the newest without a lock.
   signature_entry* older = nullptr;
 };

@@ -55,7 +55,7 @@ struct kernel_callbacks {
   // The kernel's IR for these parameters: traced from the lambda, or made around C source.
   function_ref<ir::kernel(std::span<const ir::param>)> make_ir;
   host_callbacks host;
-  // Whether make_ir traces a lambda, whose trace may change (Runtime::checks_traces).
+  // Whether make_ir traces a lambda, whose trace may change (Runtime::trace_checks).
   bool traced;
 };
 

@@ -5,7 +5,10 @@
 // loop_call_impl.hpp includes it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -13,6 +16,7 @@
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
+#include "parloop/core/trace_checks.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_run.hpp"
 #include "parloop/exec/kernel_entry.hpp"
@@ -23,19 +27,33 @@
 
 namespace parloop::detail {
 
-// Under Runtime::checks_traces: the lambda traced again must give the IR kept for these
-// arguments, which every device runs. A value captured by reference that changed since would
-// otherwise give the new value on the host (which runs the lambda) and the old one on a device.
-inline void check_trace(const loop_call& call, const signature_entry& entry) {
-  if (!call.callbacks.traced || !call.set.runtime().checks_traces()) return;
+// On the calls Runtime::trace_checks picks: the lambda traced again must give the IR kept for
+// these arguments, which every device runs. A value captured by reference that changed since
+// would otherwise give the new value on the host (which runs the lambda) and the old one on a
+// device. Every rank of a distributed loop counts the same calls, so all refuse the same one.
+inline void check_trace(const loop_call& call, signature_entry& entry) {
+  if (!call.callbacks.traced) return;
+  const trace_checks when = call.set.runtime().trace_checks();
+  // A load and a store, not an atomic increment, which would cost a warm host launch a few
+  // percent: loops of one kernel running at once on several threads may count a call once,
+  // which moves the sampled checks, not what a check finds.
+  const std::uint64_t n = entry.calls.load(std::memory_order_relaxed);
+  entry.calls.store(n + 1, std::memory_order_relaxed);
+  if (!trace_checked(when, n)) return;
   ir::kernel again = call.callbacks.make_ir(entry.params);
   again.extrusion = entry.over;
   if (again == *entry.ir) return;
+  const std::string since =
+      when == trace_checks::sampled && n >= trace_checks_first
+          ? fmt::format(" Checked at call {} of these arguments, {} calls after the last check: devices may have run the "
+                        "old value in between (PARLOOP_CHECK_TRACES=1 checks every call).",
+                        n + 1, trace_checks_every)
+          : "";
   throw argument_error(fmt::format(
       "par_loop '{}': the kernel traces differently than at its first loop with these arguments: a value it "
       "captured by reference (or a global variable it reads) changed, and devices run the first trace. Capture "
-      "the value by copy in a new pl::kernel, or pass it as a pl::Global argument (PARLOOP_CHECK_TRACES)",
-      call.kernel));
+      "the value by copy in a new pl::kernel, or pass it as a pl::Global argument (PARLOOP_CHECK_TRACES).{}",
+      call.kernel, since));
 }
 
 // Runs the call's kernel, whose signature is `entry`, over r (which the checks have accepted)
