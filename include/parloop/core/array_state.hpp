@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -80,29 +81,34 @@ struct untouched_allocator {
 template <class T>
 using host_vector = std::vector<T, untouched_allocator<T>>;
 
-// `init` as host values on `rt`: on the threads backend, each thread writes the part of the
-// elements it runs in a direct loop (core/thread_pool.hpp's part_of), so that a machine whose
-// memory is nearer some cores than others -- several sockets, or a virtual machine over them --
-// keeps each thread's part near it (on 16 cores of the GPU machine, a direct loop over values
-// written by one thread ran at two thirds of the bandwidth).
-template <class T>
-host_vector<T> placed_values(const Runtime& rt, const std::optional<Set>& on, const std::vector<T>& init, int dim) {
-  host_vector<T> values(init.size());
+// `count` host values on `rt`, `dim` per element of `on`, the values of elements [part) written
+// by fill(part, values): on the threads backend, each thread writes the part of the elements it
+// runs in a direct loop (core/thread_pool.hpp's part_of), so that a machine whose memory is
+// nearer some cores than others -- several sockets, or a virtual machine over them -- keeps
+// each thread's part near it (on 16 cores of the GPU machine, a direct loop over values written
+// by one thread ran at two thirds of the bandwidth).
+template <class T, class Fill>
+host_vector<T> placed(const Runtime& rt, const std::optional<Set>& on, std::size_t count, Fill fill) {
+  host_vector<T> values(count);
   thread_pool* pool = rt.state()->threads.get();
   const index_t n = on ? on->size() : 0;
   const int threads = pool != nullptr && n > 0 ? threads_for(pool->size(), n) : 1;
   if (threads == 1) {
-    std::copy(init.begin(), init.end(), values.begin());
+    fill(range{0, n}, values.data());
     return values;
   }
-  const auto at = [&](index_t e) { return static_cast<std::ptrdiff_t>(e) * dim; };
-  pool->run(
-      [&](int t) {
-        const range part = part_of(0, n, t, threads);
-        std::copy(init.begin() + at(part.start), init.begin() + at(part.end), values.begin() + at(part.start));
-      },
-      threads);
+  pool->run([&](int t) { fill(part_of(0, n, t, threads), values.data()); }, threads);
   return values;
+}
+
+// `init` as host values, placed.
+template <class T>
+host_vector<T> placed_values(const Runtime& rt, const std::optional<Set>& on, const std::vector<T>& init, int dim) {
+  const auto at = [&](index_t e) { return static_cast<std::ptrdiff_t>(e) * dim; };
+  if (!on) return host_vector<T>(init.begin(), init.end());
+  return placed<T>(rt, on, init.size(), [&](range part, T* out) {
+    std::copy(init.begin() + at(part.start), init.begin() + at(part.end), out + at(part.start));
+  });
 }
 
 template <class T>
@@ -111,10 +117,33 @@ struct array_state : array_base {
   array_state(Runtime rt, std::optional<Set> on, const std::vector<T>& init, std::string array_name, int dim = 1)
       : array_base(std::move(rt), std::move(on), std::move(array_name)),
         host(placed_values(runtime, set, init, dim)),
-        array(host.data(), host.size() * sizeof(T), runtime.state()->transfers, shape_of(runtime, set, dim, sizeof(T))) {}
+        array(host.data(), host.size() * sizeof(T), runtime.state()->transfers, shape_of(runtime, set, dim, sizeof(T)),
+              {&array_state::move_loop_copy, this}) {}
 
+  // The loops' copy: the host backends' loops read and write it.
   host_vector<T> host;
+  // On a renumbered set, the user's copy (mirrored_array's): the storage `host` had before the
+  // set's first renumbering, which views taken then still show.
+  host_vector<T> user;
   mirrored_array array;
+
+ private:
+  // mirrored_array::loop_copy_mover: the loops' copy gathered, in parallel and placed, into new
+  // storage; the old becomes `user` (a vector's move keeps its storage, and views of it).
+  static std::byte* move_loop_copy(void* owner, std::span<const index_t> old_of_new) {
+    auto& self = *static_cast<array_state*>(owner);
+    const std::size_t row = old_of_new.empty() ? 0 : self.host.size() / old_of_new.size();
+    const T* old = self.host.data();
+    host_vector<T> loop = placed<T>(self.runtime, self.set, self.host.size(), [&](range part, T* out) {
+      for (index_t e = part.start; e < part.end; ++e) {
+        std::copy_n(old + static_cast<std::size_t>(old_of_new[static_cast<std::size_t>(e)]) * row, row,
+                    out + static_cast<std::size_t>(e) * row);
+      }
+    });
+    self.user = std::move(self.host);
+    self.host = std::move(loop);
+    return reinterpret_cast<std::byte*>(self.host.data());
+  }
 };
 
 // Values of a type known at run time only, `dim` of `scalar` bytes per element of `on`: a halo's

@@ -99,8 +99,18 @@ inline component_shape shape_under(dat_layout layout, std::size_t elements, std:
 // on its way.
 class mirrored_array {
  public:
-  mirrored_array(void* host, std::size_t bytes, transfer_stats& stats, component_shape shape = {})
-      : host_(host), bytes_(bytes), stats_(&stats), shape_(shape) {}
+  // Moves the loops' copy of a dat to storage of its own, rows in the order old_of_new gives, the
+  // first time its set is renumbered, and returns where it now is: the storage it leaves becomes
+  // the user's copy, so that a view of it taken before keeps the user's numbering. Called with
+  // the owner of the host copy, which knows its type.
+  struct loop_copy_mover {
+    std::byte* (*move)(void* owner, std::span<const index_t> old_of_new);
+    void* owner;
+  };
+
+  mirrored_array(void* host, std::size_t bytes, transfer_stats& stats, component_shape shape = {},
+                 loop_copy_mover mover = {})
+      : host_(host), bytes_(bytes), stats_(&stats), shape_(shape), mover_(mover) {}
   mirrored_array(const mirrored_array&) = delete;
   mirrored_array& operator=(const mirrored_array&) = delete;
 
@@ -116,7 +126,7 @@ class mirrored_array {
   void ensure_host(device_memory* device) {
     if (has(valid_, validity::host)) return;
     if (has(valid_, validity::user)) {
-      gather_rows(host_bytes(), user_.data(), element_, *user_of_loop_);
+      gather_rows(host_bytes(), user_, element_, *user_of_loop_);
       valid_ = valid_ | validity::host;
       return;
     }
@@ -169,32 +179,35 @@ class mirrored_array {
   std::byte* user_bytes(device_memory* device) {
     if (!has(valid_, validity::user)) {
       ensure_host(device);
-      user_.resize(bytes_);
-      scatter_rows(user_.data(), host_bytes(), element_, *user_of_loop_);
+      scatter_rows(user_, host_bytes(), element_, *user_of_loop_);
       valid_ = valid_ | validity::user;
     }
-    return user_.data();
+    return user_;
   }
   void user_written(device_memory* device) {
     (void)user_bytes(device);
     valid_ = validity::user;
   }
-  void user_overwritten() {
-    user_.resize(bytes_);
-    valid_ = validity::user;
-  }
+  void user_overwritten() { valid_ = validity::user; }
   // The loops' elements put in a new order: element i is the one that was old_of_new[i], and
   // user_of_loop numbers them afterwards. The device's copy, in the old order, is stale; the
-  // user's, whose numbering does not change, stays as it is.
+  // user's, whose numbering does not change, stays as it is. The first time, the host copy in
+  // the user's numbering becomes the user's copy where it lies, and the loops' copy moves.
   void reorder(std::span<const index_t> old_of_new, std::shared_ptr<const std::vector<index_t>> user_of_loop,
                device_memory* device) {
     ensure_host(device);
     element_ = old_of_new.empty() ? 0 : bytes_ / old_of_new.size();
-    std::vector<std::byte> moved(bytes_);
-    gather_rows(moved.data(), host_bytes(), element_, old_of_new);
-    if (bytes_ > 0) std::memcpy(host_, moved.data(), bytes_);
+    if (!renumbered()) {
+      user_ = host_bytes();
+      host_ = mover_.move(mover_.owner, old_of_new);
+      valid_ = validity::host | validity::user;
+    } else {
+      std::vector<std::byte> moved(bytes_);
+      gather_rows(moved.data(), host_bytes(), element_, old_of_new);
+      if (bytes_ > 0) std::memcpy(host_, moved.data(), bytes_);
+      valid_ = (valid_ & validity::user) | validity::host;
+    }
     user_of_loop_ = std::move(user_of_loop);
-    valid_ = (valid_ & validity::user) | validity::host;
   }
 
  private:
@@ -206,10 +219,12 @@ class mirrored_array {
   component_shape shape_;
   validity valid_ = validity::host;
   std::unique_ptr<device_buffer> buffer_;
-  // On a renumbered set: the user's numbering, the bytes of an element, the user's copy.
+  loop_copy_mover mover_;
+  // On a renumbered set: the user's numbering, the bytes of an element, the user's copy (the
+  // storage the host copy had before, which its owner keeps).
   std::shared_ptr<const std::vector<index_t>> user_of_loop_;
   std::size_t element_ = 0;
-  std::vector<std::byte> user_;
+  std::byte* user_ = nullptr;
 };
 
 }  // namespace detail

@@ -5,8 +5,9 @@
 // OpenMP scheme: blocks of consecutive elements, coloured so that no two blocks of one colour
 // reach one target; the blocks of a colour shared among the threads, each block's elements in
 // order, a barrier between colours; no atomics. A loop that reduces into globals gets one partial
-// per block, combined in block order after the loop: its result depends on the block size, never
-// on the thread count. Plain code: loop_call_impl.hpp includes it.
+// per block, combined in block order after the loop, in blocks that depend on the range alone
+// (the runtime's block size; not autotuned, threads_tuning.hpp): its result depends on neither
+// the thread count nor a timing. Plain code: loop_call_impl.hpp includes it.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +45,10 @@ inline bool combines_through_maps(const loop_call& call) {
   return std::any_of(call.views.begin(), call.views.end(), [](const arg_view& a) { return colours_through_map(a); });
 }
 
+// The threads a reducing loop's blocks over an extruded set are sized for, fixed so that its
+// partials do not depend on the pool (the GPU machine's core count).
+inline constexpr int reduction_spread = 16;
+
 // Whether the threads backend runs the loop in blocks (it colours them, or keeps a partial per
 // block), whose size is then what there is to choose; else one contiguous chunk per thread.
 inline bool runs_in_blocks(const loop_call& call) {
@@ -63,15 +68,19 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   // Over an extruded set, r is columns: blocks of `block` columns, but at least four per thread
   // where there are columns enough, so that a small base mesh of tall columns still spreads
   // over the threads. (Blocks of `block` cells, a few columns each, took twice as long over
-  // bench_extruded's walls: more colours of smaller blocks.)
+  // bench_extruded's walls: more colours of smaller blocks.) A loop that reduces takes the
+  // blocks four for each of reduction_spread threads give, whatever the pool's size.
   const index_t cells_per_column = call.extrusion.layers > 0 ? std::max(1, call.extrusion.count) : 1;
   if (!runs_in_blocks(call)) {
     run_chunks(pool, h, r, cells_per_column);
     return;
   }
-  if (call.extrusion.layers > 0) block = std::max<index_t>(1, std::min<index_t>(block, n / (4 * pool.size())));
-  const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
   const std::size_t stride = h.partial_bytes;
+  if (call.extrusion.layers > 0) {
+    const int spread = stride > 0 ? reduction_spread : pool.size();
+    block = std::max<index_t>(1, std::min<index_t>(block, n / (4 * spread)));
+  }
+  const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
   if (scratch.size() < static_cast<std::size_t>(blocks) * stride) scratch.resize(static_cast<std::size_t>(blocks) * stride);
   const auto run_block = [&](index_t b) {
     const range elements{static_cast<index_t>(r.start + std::int64_t{b} * block),

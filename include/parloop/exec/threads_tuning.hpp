@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Autotuning on the threads backend (core/autotune.hpp): a loop that runs in blocks -- it colours
-// them, or keeps a partial per block -- times each of thread_block_candidates at its first call,
+// Autotuning on the threads backend (core/autotune.hpp): a loop that colours its blocks and
+// reduces into no global times each of thread_block_candidates at its first call,
 // from the values it was called with, and keeps the fastest for its kernel's signature, the
 // runtime and the range's size class (kernel_cache::tuned, where devices keep their choices), and
 // in the disk cache as devices keep theirs: a launch_choice record under the threads backend, keyed
@@ -198,11 +198,15 @@ inline int choose_thread_block(runtime_state& state, const loop_call& call, cons
 }
 
 // The block size the threads backend runs the call over r in: the runtime's, unless the loop is
-// autotuned and runs in blocks; then the one chosen for its signature on this runtime and r's
-// size class, found in memory, in the disk cache, or timed now.
+// autotuned and colours its blocks; then the one chosen for its signature on this runtime and
+// r's size class, found in memory, in the disk cache, or timed now. A loop that reduces into a
+// global keeps the runtime's: its blocks are its partials, and a sum that depended on which
+// block size timed fastest would differ from run to run and from rank to rank.
 inline int thread_block_for(const loop_call& call, signature_entry& entry, const loop_choice& how, range r) {
   runtime_state& state = *call.set.runtime().state();
-  if (!how.tune || r.end <= r.start || !runs_in_blocks(call)) return state.thread_block;
+  if (!how.tune || r.end <= r.start || !combines_through_maps(call) || call.callbacks.host.partial_bytes > 0) {
+    return state.thread_block;
+  }
   const loop_launch& chosen = call.kernels.tuned(entry, state.threads_id, tuning_key{0, size_class(r.end - r.start)},
                                                  [&] { return block_launch(choose_thread_block(state, call, entry, r)); });
   return block_size(chosen.launch);
