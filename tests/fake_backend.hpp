@@ -52,6 +52,7 @@ class fake_launcher final : public pl::detail::launcher {
 class fake_memory final : public pl::detail::device_memory {
  public:
   std::unique_ptr<pl::detail::device_buffer> allocate(std::size_t bytes) override {
+    if (out_of_memory) throw pl::error("fake device: out of memory");
     auto b = std::make_unique<fake_buffer>();
     b->bytes.resize(bytes);
     allocations.fetch_add(1);
@@ -66,6 +67,7 @@ class fake_memory final : public pl::detail::device_memory {
   void wait() override { waits.fetch_add(1); }
 
   std::atomic<int> allocations{0}, waits{0};
+  bool out_of_memory = false;  // every allocation throws
 };
 
 class fake_backend final : public pl::detail::device_backend {

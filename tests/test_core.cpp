@@ -8,11 +8,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <parloop/core/any_array.hpp>
+#include <parloop/core/map_collisions.hpp>
 #include <parloop/parloop.hpp>
 
 #include "fake_backend.hpp"
@@ -189,6 +193,66 @@ TEST_CASE("Map validates its values at construction", "[core][map]") {
   const pl::Runtime other = pl::Runtime::open(pl::backend_kind::host);
   const pl::Set foreign(other, 4, "foreign");
   CHECK_THROWS_WITH(pl::Map(edges, foreign, 2, good), Contains("different runtimes"));
+}
+
+// The marking pass, over a vector of every target, as the reference.
+std::optional<pl::detail::collision> marked_collision(std::span<const pl::index_t> targets, int arity, int slot,
+                                                      std::span<const pl::index_t> elements, bool layered) {
+  std::vector<pl::index_t> seen(1000, -1);
+  for (const pl::index_t e : elements) {
+    for (int j = slot < 0 ? 0 : slot; j <= (slot < 0 ? arity - 1 : slot); ++j) {
+      const pl::index_t t = targets[std::size_t(e) * std::size_t(arity) + std::size_t(j)];
+      if (seen[std::size_t(t)] >= 0 && !(layered && seen[std::size_t(t)] == e)) {
+        return pl::detail::collision{seen[std::size_t(t)], e, t};
+      }
+      seen[std::size_t(t)] = e;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("a map's collision checks find the first meeting in the loop's order, at the loop's cost, and keep it",
+          "[core][map]") {
+  using pl::detail::collision_checks;
+  std::mt19937 rng(17);
+  const int rows = 400, arity = 3;
+  for (int trial = 0; trial < 200; ++trial) {
+    // Targets among few (they meet) or many (they rarely do); a run of rows or a sparse subset.
+    const int targets = trial % 2 == 0 ? 1000 : 40 + trial;
+    std::vector<pl::index_t> values(std::size_t(rows) * arity);
+    for (pl::index_t& v : values) v = pl::index_t(rng() % std::uint32_t(targets));
+    std::vector<pl::index_t> elements;
+    for (pl::index_t e = 0; e < rows; ++e) {
+      if (rng() % 8 == 0) elements.push_back(e);
+    }
+    const int slot = int(rng() % (arity + 1)) - 1;
+    const bool layered = trial % 3 == 0;
+    // A target count far above the targets used takes the sorted pass; the one used, the marking one.
+    for (const pl::index_t count : {pl::index_t(1000), pl::index_t(1000000)}) {
+      INFO("trial " << trial << ", target count " << count);
+      collision_checks checks(arity);
+      const pl::detail::target_rows m{values, arity, rows, count, layered};
+      const auto want = marked_collision(values, arity, slot, elements, layered);
+      const auto got = checks.first_collision(m, slot, {0, pl::index_t(elements.size()), elements, 7});
+      REQUIRE(got.has_value() == want.has_value());
+      if (want) {
+        CHECK(got->first == want->first);
+        CHECK(got->second == want->second);
+        CHECK(got->target == want->target);
+      }
+    }
+  }
+  // A subset's answer is kept under its id, and forgotten when the map is renumbered.
+  const std::vector<pl::index_t> meeting = {0, 1, 2, 1, 3, 4};  // rows 0 and 1 both reach 1 at once
+  const std::vector<pl::index_t> apart = {0, 1, 2, 3, 4, 5};
+  const std::vector<pl::index_t> both = {0, 1};
+  collision_checks checks(2);
+  const pl::detail::target_rows before{meeting, 2, 3, 1000, false};
+  REQUIRE(checks.first_collision(before, collision_checks::whole_map, {0, 2, both, 9}).has_value());
+  const pl::detail::target_rows after{apart, 2, 3, 1000, false};
+  CHECK(checks.first_collision(after, collision_checks::whole_map, {0, 2, both, 9}).has_value());
+  checks.forget_ranges();
+  CHECK_FALSE(checks.first_collision(after, collision_checks::whole_map, {0, 2, both, 9}).has_value());
 }
 
 TEST_CASE("Dat construction, host views and sizes", "[core][dat]") {

@@ -749,12 +749,28 @@ TEST_CASE("where a device finishes a kernel at its first launch, its entry is st
   pl::par_loop(k, points, pl::range{7, 7}, x(pl::RW), factor(pl::READ));
   CHECK(device->enqueues == 0);
   REQUIRE(files_under(folder.path, ".plk").size() == 1);
+  const auto unlocked = [&](const std::filesystem::path& lock) {
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    ::close(fd);
+    return free;
+  };
   const std::vector<std::filesystem::path> locks = files_under(folder.path, ".lock");
   REQUIRE(locks.size() == 1);
-  const int fd = ::open(locks.front().c_str(), O_RDWR | O_CLOEXEC);
-  REQUIRE(fd >= 0);
-  CHECK(::flock(fd, LOCK_EX | LOCK_NB) == 0);
-  ::close(fd);
+  CHECK(unlocked(locks.front()));
+
+  // A first launch that throws before it runs (out of device memory) stores nothing and unlocks
+  // the key at once: other processes compile the kernel rather than wait for it.
+  device->copies.out_of_memory = true;
+  const auto other = pl::kernel("shrinks", [](auto x, auto factor) { x /= factor; });
+  CHECK_THROWS_WITH(pl::par_loop(other, points, x(pl::RW), factor(pl::READ)), Contains("out of memory"));
+  CHECK(device->enqueues == 0);
+  CHECK(files_under(folder.path, ".plk").size() == 1);
+  const std::vector<std::filesystem::path> both = files_under(folder.path, ".lock");
+  REQUIRE(both.size() == 2);
+  for (const std::filesystem::path& lock : both) CHECK(unlocked(lock));
+  device->copies.out_of_memory = false;
 }
 
 TEST_CASE("on a device, a second kernel loads from disk instead of compiling, with the same results", "[disk][device]") {

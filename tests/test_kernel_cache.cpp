@@ -124,12 +124,17 @@ TEST_CASE("a closed runtime's launchers are dropped, and a kernel may go before 
   CHECK(kept.backend->builds == 1);
   CHECK(kept.backend->enqueues == 2);
 
-  // Many runtimes opened and closed leave nothing compiled behind.
+  // Many runtimes opened and closed leave nothing behind, compiled or recorded: the kernel
+  // keeps the open runtime's record alone, and its launches walk no closed one's.
   for (int i = 0; i < 50; ++i) {
     fake_mesh brief(std::make_shared<fake_backend>());
     loop(k, brief, pl::split_n_across_workgroups{64});
+    loop(k, kept, pl::chunked{8, 8});
   }
-  CHECK(k.launchers() == 1);
+  CHECK(k.launchers() == 2);
+  CHECK(k.cache().records() == 2);
+  loop(k, kept, pl::split_n_across_workgroups{64});
+  CHECK(kept.backend->builds == 2);
 
   // A kernel that goes first takes its launchers with it; the runtime closes cleanly later.
   {
@@ -138,7 +143,7 @@ TEST_CASE("a closed runtime's launchers are dropped, and a kernel may go before 
     CHECK(short_lived.launchers() == 1);
   }
   loop(k, kept, pl::split_n_across_workgroups{64});
-  CHECK(kept.backend->builds == 2);
+  CHECK(kept.backend->builds == 3);
 }
 
 TEST_CASE("a failed trace or build is not kept: the next call tries again", "[cache][errors]") {

@@ -511,6 +511,29 @@ TEST_CASE("a distributed loop refuses a range and dats of sets that are not dist
                     Catch::Contains("dat 'q' is on set 'cells', which is distributed over ranks"));
 }
 
+TEST_CASE("a distributed loop that throws leaves the globals it reduces into as they were, on every rank", "[mpi]") {
+  const mesh_data d;
+  declared decl(d, pm::rank_of(MPI_COMM_WORLD) == 0);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
+  const pl::Set cells = local[decl.cells];
+  const pl::Dat<double, 2> pair(cells, "pair");
+  const pl::Dat<std::int32_t> which(cells, "which");
+  pl::Global<double> total(rt, 5.0, "total"), lo(rt, 3.0, "lo");
+  // Every cell asks for component 2 of 2: each rank throws while its owned cells run.
+  const auto bad = pl::kernel("bad_component", [](auto p, auto i, auto t, auto l) {
+    t += p[i + 2];
+    l = pl::min(l, p[0]);
+  });
+  const auto run_and_read = [&] {
+    pl::par_loop(bad, cells, pair(pl::READ), which(pl::READ), total(pl::INC), lo(pl::MIN));
+    (void)total.value();
+  };
+  CHECK_THROWS_WITH(run_and_read(), Catch::Contains("index 2 is out of range"));
+  CHECK(total.value() == 5.0);
+  CHECK(lo.value() == 3.0);
+}
+
 TEST_CASE("distribute refuses on every rank what the root cannot plan or what the ranks declare differently",
           "[mpi]") {
   const int rank = pm::rank_of(MPI_COMM_WORLD);

@@ -258,6 +258,49 @@ TEST_CASE("an indirect loop over a subset reads and increments through maps at i
   }
 }
 
+TEST_CASE("a subset of consecutive elements runs by every subset's rules: named in errors, coloured, never timed",
+          "[subset][loops]") {
+  const int cells = 1500, edges = 4000;
+  const std::vector<pl::index_t> e2c = parloop_test::random_map(edges, cells, 2);
+  const std::vector<double> w0 = whole_numbers(edges, 100);
+  const std::vector<pl::index_t> chosen = random_half(edges);
+  std::vector<pl::index_t> run;
+  for (pl::index_t e = 700; e < 3100; ++e) run.push_back(e);
+  for (const pl::backend_kind b : {pl::backend_kind::threads, parloop_test::device_backend()}) {
+    INFO(pl::backend_name(b));
+    const pl::Runtime rt = pl::Runtime::open(b);
+    const pl::Set cell(rt, cells, "cells"), edge(rt, edges, "edges");
+    const pl::Map ecell(edge, cell, 2, e2c, "ecell");
+    const pl::Dat<double> w(edge, w0, "w");
+    pl::Dat<double> listed(cell, "listed"), consecutive(cell, "consecutive");
+    const pl::Subset some(edge, chosen, "some"), together(edge, run, "together");
+    const auto scatter = pl::kernel("consecutive_scatter", [](auto w, auto a) {
+      a[0] += w;
+      a[1] -= 3.0 * w;
+    });
+    pl::par_loop(scatter, some, w(pl::READ), listed(pl::INC, ecell));
+    // Atomics and timing asked for: a subset is coloured and runs the runtime's launch, whether
+    // its elements are listed or consecutive -- one kernel, nothing timed.
+    pl::par_loop(scatter, together, pl::conflicts::atomics, w(pl::READ), consecutive(pl::INC, ecell));
+    pl::par_loop(scatter, together, pl::autotune{}, w(pl::READ), consecutive(pl::INC, ecell));
+    pl::par_loop(scatter, some, pl::autotune{}, w(pl::READ), listed(pl::INC, ecell));
+    CHECK(scatter.cache().tunings() == 0);
+    if (!pl::runs_lambdas(b)) CHECK(scatter.cache().launchers() == 1);
+    std::vector<double> want(cells, 0.0);
+    for (const pl::index_t e : run) {
+      want[std::size_t(e2c[2 * std::size_t(e)])] += 2.0 * w0[std::size_t(e)];
+      want[std::size_t(e2c[2 * std::size_t(e) + 1])] -= 6.0 * w0[std::size_t(e)];
+    }
+    CHECK(values_of(consecutive) == want);
+    // Its errors name it, as a listed subset's do.
+    const pl::Dat<double> on_cells(cell, "on_cells");
+    const auto copy = pl::kernel("consecutive_copy", [](auto x, auto y) { y = x; });
+    CHECK_THROWS_WITH(pl::par_loop(copy, together, on_cells(pl::READ), consecutive(pl::WRITE, ecell, 0)),
+                      Contains("par_loop 'consecutive_copy' over subset 'together' of 'edges', argument 0: dat "
+                               "'on_cells' is on set 'cells', not on the iteration set"));
+  }
+}
+
 TEST_CASE("reductions over a subset, an empty subset and a subset of a subset", "[subset][loops]") {
   const int n = 2500;
   const std::vector<double> x0 = whole_numbers(n, 1 << 20);

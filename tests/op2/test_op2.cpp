@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -202,6 +203,34 @@ TEST_CASE("op2: globals are read, and reduced into from the user's variables", "
   CHECK(hi == want_hi);
   CHECK(count == 5 + m.cells_count);
   CHECK(scale_by == 3);
+}
+
+TEST_CASE("op2: a global's storage is its loop's, so variables at ever new addresses leave nothing behind", "[op2]") {
+  op2_program program;
+  mesh m(300, 2);
+  declared d(m);
+  struct variables {
+    int scale_by = 2, count = 0;
+    double sum = 0.0, lo = 1e9, hi = -1e9;
+  };
+  // Each time step's variables somewhere else, all alive at once: every address is new.
+  std::vector<std::unique_ptr<variables>> steps;
+  for (int step = 0; step < 40; ++step) {
+    variables& v = *steps.emplace_back(std::make_unique<variables>());
+    v.sum = step;
+    op_par_loop(cell_stats, "cell_stats", d.cells, op_arg_dat(d.p_q, -1, OP_ID, 2, "double", OP_READ),
+                op_arg_gbl(&v.scale_by, 1, "int", OP_READ), op_arg_gbl(&v.sum, 1, "double", OP_INC),
+                op_arg_gbl(&v.lo, 1, "double", OP_MIN), op_arg_gbl(&v.hi, 1, "double", OP_MAX),
+                op_arg_gbl(&v.count, 1, "int", OP_INC));
+  }
+  double want_sum = 0.0;
+  for (int c = 0; c < m.cells_count; ++c) want_sum += m.q[2 * c] * 2;
+  for (int step = 0; step < 40; ++step) {
+    CHECK(steps[std::size_t(step)]->sum == Approx(step + want_sum).epsilon(1e-12));
+    CHECK(steps[std::size_t(step)]->count == m.cells_count);
+  }
+  // One storage per place among a loop's globals of one type: two ints, three doubles.
+  CHECK(parloop::op2::program::current("test").globals.size() == 5);
 }
 
 TEST_CASE("op2: a kernel calls C's math by its std:: names on every backend", "[op2]") {

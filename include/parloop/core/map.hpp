@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "parloop/config.hpp"
 #include "parloop/core/block_plan.hpp"
 #include "parloop/core/coloring.hpp"
+#include "parloop/core/map_collisions.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
@@ -96,6 +96,7 @@ struct map_state : std::enable_shared_from_this<map_state> {
     std::copy(moved.begin(), moved.end(), values.begin());
     array.host_overwritten();
     colorings.clear();
+    collisions.forget_ranges();
   }
 
   // The colourings and two-level plans of loops over ranges of `from` that combine into
@@ -123,88 +124,22 @@ struct map_state : std::enable_shared_from_this<map_state> {
   mutable std::vector<kept_coloring> colorings;
   mutable std::uint64_t coloring_uses = 0;
 
-  // Two elements of `from` that a loop over [start, end) sends to one target through `slot`
-  // (through any slot when slot is whole_map), or nothing when every target is distinct; over a
-  // subset, [start, end) are positions in its `elements`. Whether the whole set's targets are
-  // distinct is computed once per slot and kept, since the values never change; only a map on
-  // which they are not is looked at range by range.
-  static constexpr int whole_map = -1;
-  struct collision {
-    index_t first, second, target;
-  };
-  std::optional<collision> first_collision(int slot, index_t start, index_t end,
-                                           std::span<const index_t> elements = {}) const {
-    std::atomic<signed char>& known = targets[static_cast<std::size_t>(slot + 1)];
-    const signed char k = known.load(std::memory_order_relaxed);
-    if (k == all_distinct) return std::nullopt;
-    if (k == not_known) {
-      const std::optional<collision> c = collision_in(slot, 0, rows, {});
-      known.store(c ? some_collide : all_distinct, std::memory_order_relaxed);
-      if (!c || (start == 0 && end == rows && elements.empty())) return c;
-    }
-    return collision_in(slot, start, end, elements);
+  // Two elements of `from` that a loop over `run` sends to one target through `slot` (through any
+  // slot when slot is whole_map), or nothing when every target is distinct; an element of `run`
+  // whose row names one target twice (repeat_in_row). Computed once and kept
+  // (core/map_collisions.hpp), since the values change only when reordered.
+  static constexpr int whole_map = collision_checks::whole_map;
+  std::optional<collision> first_collision(int slot, const loop_rows& run) const {
+    return collisions.first_collision(rows_checked(), slot, run);
   }
-  // Whether two elements of the whole set meet at a target through `slot` (or any slot, whole_map),
-  // kept as first_collision keeps it.
-  bool targets_collide(int slot) const {
-    const signed char k = targets[static_cast<std::size_t>(slot + 1)].load(std::memory_order_relaxed);
-    if (k != not_known) return k == some_collide;
-    return first_collision(slot, 0, rows).has_value();
-  }
-  // An element among [start, end) whose row names one target twice (over a subset, positions in
-  // `elements`): its slots alias on the host and are copies on a device. Whether any row of the
-  // set does is computed once and kept.
-  std::optional<collision> repeat_in_row(index_t start, index_t end, std::span<const index_t> elements = {}) const {
-    const signed char k = rows_repeat.load(std::memory_order_relaxed);
-    if (k == all_distinct) return std::nullopt;
-    if (k == not_known) {
-      const std::optional<collision> c = repeat_in_rows(0, rows, {});
-      rows_repeat.store(c ? some_collide : all_distinct, std::memory_order_relaxed);
-      if (!c || (start == 0 && end == rows && elements.empty())) return c;
-    }
-    return repeat_in_rows(start, end, elements);
+  bool targets_collide(int slot) const { return collisions.targets_collide(rows_checked(), slot); }
+  std::optional<collision> repeat_in_row(const loop_rows& run) const {
+    return collisions.repeat_in_row(rows_checked(), run);
   }
 
  private:
-  std::optional<collision> repeat_in_rows(index_t start, index_t end, std::span<const index_t> elements) const {
-    const std::span<const index_t> targets_of = row_targets();
-    for (index_t p = start; p < end; ++p) {
-      const index_t e = elements.empty() ? p : elements[static_cast<std::size_t>(p)];
-      const std::size_t row = static_cast<std::size_t>(e) * static_cast<std::size_t>(arity);
-      for (int i = 0; i < arity; ++i) {
-        for (int j = i + 1; j < arity; ++j) {
-          if (targets_of[row + static_cast<std::size_t>(i)] == targets_of[row + static_cast<std::size_t>(j)]) {
-            return collision{e, e, targets_of[row + static_cast<std::size_t>(i)]};
-          }
-        }
-      }
-    }
-    return std::nullopt;
-  }
-  std::optional<collision> collision_in(int slot, index_t start, index_t end, std::span<const index_t> elements) const {
-    const std::span<const index_t> targets_of = row_targets();
-    std::vector<index_t> reached_from(static_cast<std::size_t>(target_count()), -1);
-    const int first_slot = slot == whole_map ? 0 : slot;
-    const int last_slot = slot == whole_map ? arity - 1 : slot;
-    for (index_t p = start; p < end; ++p) {
-      const index_t e = elements.empty() ? p : elements[static_cast<std::size_t>(p)];
-      for (int j = first_slot; j <= last_slot; ++j) {
-        const index_t t = targets_of[static_cast<std::size_t>(e) * static_cast<std::size_t>(arity) + static_cast<std::size_t>(j)];
-        index_t& seen = reached_from[static_cast<std::size_t>(t)];
-        // A layered map's column runs its layers in order in one work-item: its own slots
-        // meeting in a column of targets (a cell's top face, the bottom face of the one above)
-        // do not race.
-        if (seen >= 0 && !(layered && seen == e)) return collision{seen, e, t};
-        seen = e;
-      }
-    }
-    return std::nullopt;
-  }
-  // Per slot, whole map first: what is known of the targets over the whole set.
-  static constexpr signed char not_known = 0, some_collide = 1, all_distinct = 2;
-  mutable std::vector<std::atomic<signed char>> targets =
-      std::vector<std::atomic<signed char>>(static_cast<std::size_t>(arity) + 1);
-  mutable std::atomic<signed char> rows_repeat{not_known};
+  target_rows rows_checked() const { return {row_targets(), arity, rows, target_count(), layered}; }
+  mutable collision_checks collisions{arity};
 };
 }  // namespace detail
 

@@ -23,9 +23,9 @@ namespace parloop::detail {
 // two elements that reach one target are run one at a time (arg.hpp: needs_order), except where
 // that cannot be kept: over MPI ranks (the distributed loop checks this), and between the columns
 // of an extruded set.
-inline void check_distinct_targets(const std::string& where, range r, const arg_view& a, std::span<const index_t> elements) {
+inline void check_distinct_targets(const std::string& where, const loop_rows& run, const arg_view& a) {
   const bool whole = a.kind == arg_kind::whole_map;
-  const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot % a.map->arity, r.start, r.end, elements);
+  const auto c = a.map->first_collision(whole ? map_state::whole_map : a.slot % a.map->arity, run);
   if (!c) return;
   if (a.map->layered) {
     // Columns run at once on a device, each its layers in order: two columns reaching one
@@ -48,12 +48,13 @@ inline void check_distinct_targets(const std::string& where, range r, const arg_
 }
 
 // Over a subset (`over`), r is positions in its elements (ascending: the last is the largest);
-// over an extruded set (x.layers > 0), r is columns.
+// over an extruded set (x.layers > 0), r is columns. A subset run as its range of the set
+// (`run_of`) is named as any subset is.
 inline void check_arg(const std::string& kernel, const Set& set, range r, std::size_t pos, const arg_view& a,
-                      const subset_state* over, const ir::extrusion& x) {
+                      const subset_state* over, const ir::extrusion& x, const subset_state* run_of) {
   const auto where = [&] {
-    if (over != nullptr) {
-      return fmt::format("par_loop '{}' over subset '{}' of '{}', argument {}", kernel, over->name, set.name(), pos);
+    if (const subset_state* named = over != nullptr ? over : run_of) {
+      return fmt::format("par_loop '{}' over subset '{}' of '{}', argument {}", kernel, named->name, set.name(), pos);
     }
     if (x.layers > 0 && x.facets) {
       return fmt::format("par_loop '{}' over the interior facets of '{}', argument {}", kernel, set.name(), pos);
@@ -61,6 +62,7 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
     return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos);
   };
   const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
+  const loop_rows run{r.start, r.end, elements, over != nullptr ? over->id : 0};
   const array_base& data = *a.owner;
   if (!(data.runtime == set.runtime())) {
     throw argument_error(fmt::format("{}: '{}' belongs to another runtime than the set", where(), data.name));
@@ -119,12 +121,12 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
   }
   if (!writes_one_at_a_time(a)) return;
   if (x.layers > 0) {
-    check_distinct_targets(where(), r, a, elements);
+    check_distinct_targets(where(), run, a);
     return;
   }
   // One element's slots that meet alias on the host and are separate copies on a device.
   if (a.kind == arg_kind::whole_map) {
-    if (const auto c = a.map->repeat_in_row(r.start, r.end, elements)) {
+    if (const auto c = a.map->repeat_in_row(run)) {
       throw argument_error(fmt::format(
           "{}: dat '{}' is declared {} through map '{}', whose row for element {} names element {} of '{}' twice: the "
           "kernel's pointers to it would alias on the host and be separate copies on a device. Declare it pl::INC if "
@@ -137,7 +139,8 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
 
 // Over a subset of set, r is positions in its elements; over an extruded set, its columns.
 inline void check_loop(const std::string& kernel, const Set& set, range r, std::span<const arg_view> args,
-                       const subset_state* over = nullptr, const ir::extrusion& x = {}) {
+                       const subset_state* over = nullptr, const ir::extrusion& x = {},
+                       const subset_state* run_of = nullptr) {
   const index_t size = over != nullptr ? static_cast<index_t>(over->elements.size())
                        : x.layers > 0  ? set.state().base->size
                                        : set.size();
@@ -146,7 +149,7 @@ inline void check_loop(const std::string& kernel, const Set& set, range r, std::
                                      r.end, over != nullptr ? "subset" : "set", over != nullptr ? over->name : set.name(),
                                      size));
   }
-  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], over, x);
+  for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], over, x, run_of);
 }
 
 }  // namespace parloop::detail

@@ -106,6 +106,15 @@ class launcher {
       work();
     }
   }
+  // Called by exec where a use threw before it launched (out of device memory, say): the work
+  // goes undone, and what it holds (the disk cache key's lock that other processes wait on) with
+  // it. The next process compiles the kernel itself.
+  void first_launch_failed() noexcept {
+    if (first_launch_pending_.load(std::memory_order_relaxed) &&
+        first_launch_pending_.exchange(false, std::memory_order_acq_rel)) {
+      first_launch_work_ = nullptr;
+    }
+  }
 
  private:
   std::function<void()> first_launch_work_;

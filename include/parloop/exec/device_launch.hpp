@@ -58,6 +58,33 @@ inline void enqueue_range(device_backend& device, launcher& l, std::int64_t grou
   l.enqueue(start, end, groups, std::span(buffers.data(), n_buffers), std::span(strides.data(), n_strides));
 }
 
+// The launches of a loop over r, `l` loaded: the range itself, or each colour's part of the
+// order. An empty range moves nothing: every global keeps its value.
+inline void enqueue_loop(device_backend& device, launcher& l, range r, std::span<const arg_view> views,
+                         const std::vector<index_t>* colour_offsets, mirrored_array* order) {
+  const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
+  if (groups == 0) return;
+  for (const arg_view& v : views) {
+    v.data->ensure_device(device);
+    if (v.map != nullptr) v.map->array.ensure_device(device);
+  }
+  const device_buffer* order_buffer = order != nullptr ? &order->ensure_device(device) : nullptr;
+  // Before the enqueue: once a kernel may have run, its device copies are the current ones.
+  // Reductions too: they finish on the device, and the global is read back only when asked.
+  for (const arg_view& v : views) {
+    if (is_modified(v.mode)) v.data->device_written();
+  }
+  if (colour_offsets == nullptr) {
+    enqueue_range(device, l, groups, r.start, r.end, views, order_buffer);
+  } else {
+    // A launch per colour, in order, on one queue: each starts when the one before has ended.
+    for (std::size_t colour = 0; colour + 1 < colour_offsets->size(); ++colour) {
+      const index_t start = (*colour_offsets)[colour], end = (*colour_offsets)[colour + 1];
+      enqueue_range(device, l, l.grid()(start, end, device.facts()), start, end, views, order_buffer);
+    }
+  }
+}
+
 // Launches the signature `entry` of the kernel whose in-memory cache is `kernels` over r as `how`
 // says, with the arguments `views`. Over a subset (`over`), r is positions in its elements: the
 // kernel reaches them through its order, as a coloured loop's does, so the loop runs as coloured
@@ -93,34 +120,14 @@ inline void launch_on_device(device_backend& device, kernel_cache& kernels, sign
     }
   }
   launcher& l = kernels.launcher_for(entry, device, s, writes);
-  // An empty range runs nothing, and moves nothing: every global keeps its value.
-  const std::int64_t groups = l.grid()(r.start, r.end, device.facts());
-  if (groups == 0) {
-    // A first call over an empty range still finishes the launcher's first use: its disk
-    // cache entry is not left waiting (with its key locked) for a launch that may never come.
-    l.launched();
-    return;
+  try {
+    enqueue_loop(device, l, r, views, colour_offsets, order);
+  } catch (...) {
+    l.first_launch_failed();
+    throw;
   }
-
-  for (const arg_view& v : views) {
-    v.data->ensure_device(device);
-    if (v.map != nullptr) v.map->array.ensure_device(device);
-  }
-  const device_buffer* order_buffer = order != nullptr ? &order->ensure_device(device) : nullptr;
-  // Before the enqueue: once a kernel may have run, its device copies are the current ones.
-  // Reductions too: they finish on the device, and the global is read back only when asked.
-  for (const arg_view& v : views) {
-    if (is_modified(v.mode)) v.data->device_written();
-  }
-  if (colour_offsets == nullptr) {
-    enqueue_range(device, l, groups, r.start, r.end, views, order_buffer);
-  } else {
-    // A launch per colour, in order, on one queue: each starts when the one before has ended.
-    for (std::size_t colour = 0; colour + 1 < colour_offsets->size(); ++colour) {
-      const index_t start = (*colour_offsets)[colour], end = (*colour_offsets)[colour + 1];
-      enqueue_range(device, l, l.grid()(start, end, device.facts()), start, end, views, order_buffer);
-    }
-  }
+  // A first call over an empty range too finishes the launcher's first use: its disk cache
+  // entry is not left waiting (with its key locked) for a launch that may never come.
   l.launched();
 }
 

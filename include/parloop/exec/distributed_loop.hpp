@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <span>
@@ -79,6 +80,44 @@ inline void start_sum(const arg_view& a, int rank) {
   a.data->host_overwritten();
   std::memset(a.data->host_bytes(), 0, a.data->bytes());
 }
+
+// The values the globals that `which` picks among a loop's arguments hold now, to be put back.
+class kept_globals {
+ public:
+  kept_globals(std::span<const arg_view> args, bool (*which)(const arg_view&)) : args_(args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!which(args[i])) continue;
+      const std::span<std::byte> values = host_values(args[i]);
+      values_[i].assign(values.begin(), values.end());
+    }
+  }
+  void put_back() const noexcept {
+    for (std::size_t i = 0; i < args_.size(); ++i) {
+      if (values_[i].empty()) continue;
+      args_[i].data->host_overwritten();
+      std::memcpy(args_[i].data->host_bytes(), values_[i].data(), values_[i].size());
+    }
+  }
+
+ private:
+  std::span<const arg_view> args_;
+  std::array<std::vector<std::byte>, max_loop_args> values_;
+};
+
+// Puts kept values back where the scope is left by an exception.
+class put_back_on_throw {
+ public:
+  explicit put_back_on_throw(const kept_globals& kept) : kept_(kept) {}
+  put_back_on_throw(const put_back_on_throw&) = delete;
+  put_back_on_throw& operator=(const put_back_on_throw&) = delete;
+  ~put_back_on_throw() {
+    if (std::uncaught_exceptions() > exceptions_) kept_.put_back();
+  }
+
+ private:
+  const kept_globals& kept_;
+  int exceptions_ = std::uncaught_exceptions();
+};
 
 inline void finish_reduction(const arg_view& a, rank_link& link) {
   if (!reduces(a)) return;
@@ -166,8 +205,7 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (!writes_one_at_a_time(args[i])) continue;
       check_distinct_targets(fmt::format("par_loop '{}' over '{}', argument {} (over MPI ranks)", name, set.name(), i),
-                             range{0, end}, args[i], over != nullptr ? std::span<const index_t>(over->elements)
-                                                                     : std::span<const index_t>{});
+                             over != nullptr ? loop_rows{0, end, over->elements, over->id} : loop_rows{0, end}, args[i]);
     }
   } catch (const argument_error& e) {
     if (!one_at_a_time) throw;
@@ -184,13 +222,17 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   if (d.link->checks_calls) check_same_calls(name, set, d, runs_exec_halo, args);
   // An autotuned loop launches as rank 0 chose (timed there before any value changes), so that
   // every rank runs alike; its kernels are then agreed on as any loop's. Over a subset, the named
-  // launch, as on one process (exec/device_run.hpp).
-  loop_choice launch_how = call.how;
-  if (call.how.tune && over == nullptr && !runs_lambdas(set.runtime().kind())) {
+  // launch, as on one process.
+  loop_choice launch_how = loop_choice_of(call);
+  if (launch_how.tune && !runs_lambdas(set.runtime().kind())) {
     launch_how = {autotuned_over(*d.link, d.global_size, *set.runtime().state()->backend, call.kernels, entry,
                                  call.how.named, range{0, end}, args),
                   false, false};
   }
+  // A loop that throws leaves the globals it reduces into as they were, on every rank: not a sum
+  // started from zero, nor one half combined.
+  const kept_globals before(args, reduces);
+  const put_back_on_throw keep_if_thrown(before);
   for (const arg_view& a : args) start_sum(a, d.link->rank());
 
   // Every halo packed before any is read back: one wait for the queue, however many dats.
@@ -220,18 +262,9 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   if (sums && runs_exec_halo) {
     // The exec halo's elements are counted by the ranks that own them: the sums' values before
     // them are kept and put back.
-    std::vector<std::vector<std::byte>> kept(args.size());
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      if (!is_sum(args[i])) continue;
-      const std::span<std::byte> values = host_values(args[i]);
-      kept[i].assign(values.begin(), values.end());
-    }
+    const kept_globals owned_sums(args, is_sum);
     part(range{owned_part_end, end});
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      if (!is_sum(args[i])) continue;
-      args[i].data->host_overwritten();
-      std::memcpy(args[i].data->host_bytes(), kept[i].data(), kept[i].size());
-    }
+    owned_sums.put_back();
   }
   for (const arg_view& a : args) {
     if (a.kind != arg_kind::global && a.mode != access::read) a.owner->halo_current = false;

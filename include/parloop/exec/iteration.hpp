@@ -13,11 +13,13 @@ namespace parloop::detail {
 
 // What a loop iterates: its set, or a subset of it (then the loop's range is positions in the
 // subset's elements, current for the loops' numbering), or the columns of an extruded set, each
-// over the layers `extrusion` names.
+// over the layers `extrusion` names. A subset whose elements are one run of the set's is run as
+// that range of the set, and named in `run_of`: the loop keeps a subset's rules.
 struct iteration {
   const Set& set;
   subset_state* subset;
   ir::extrusion extrusion = {};
+  const subset_state* run_of = nullptr;
 };
 
 // The layers a loop over region `which` of extruded set `set` runs.

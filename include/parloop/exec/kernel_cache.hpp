@@ -78,6 +78,9 @@ class kernel_cache {
 
   // Launchers kept now: one per signature, backend and strategy used, until its runtime closes.
   std::size_t launchers() const;
+  // Kernels' records kept: those of open runtimes, and a closed one's while a launch on another
+  // may still be reading them.
+  std::size_t records() const;
 
   const kernel_stats& stats() const { return *stats_; }
   std::uint64_t traces() const { return stats_->traces.load(); }

@@ -40,18 +40,44 @@ struct kernel_cache::store final : launcher_owner {
     changed.notify_all();
   }
 
-  // A closed backend's kernels are released; their records stay (a slot may still point at
-  // one) until the kernel goes.
+  // A closed backend's kernels are released, and their records leave the slots and the
+  // published lists: freed at once where no launch is reading those, else at a later change.
   void drop(std::uint64_t backend_id) override {
     std::lock_guard lock(mutex);
     for (const auto& e : entries) {
+      bool closed = false;
       for (auto& c : e->compiled) {
         if (c->backend != backend_id) continue;
         c->loaded.reset();
         retired.push_back(std::move(c));
+        closed = true;
       }
+      if (!closed) continue;
       std::erase(e->compiled, nullptr);
+      const auto open = [&](const compiled_kernel* c) {
+        return std::any_of(e->compiled.begin(), e->compiled.end(), [c](const auto& k) { return k.get() == c; });
+      };
+      for (std::atomic<compiled_kernel*>& slot : e->last_hit) {
+        if (compiled_kernel* c = slot.load(); c != nullptr && !open(c)) slot.store(nullptr);
+      }
+      // The open ones relinked in the order they had: a launch walking the list meanwhile only
+      // ever steps towards older kernels, and ends.
+      std::atomic<compiled_kernel*>* link = &e->published;
+      for (compiled_kernel* c = e->published.load(); c != nullptr; c = c->next_published.load()) {
+        if (!open(c)) continue;
+        if (link->load() != c) link->store(c);
+        link = &c->next_published;
+      }
+      if (link->load() != nullptr) link->store(nullptr);
     }
+    free_unread();
+  }
+
+  // Frees the closed backends' records where no launch is walking the slots and lists. Every
+  // access to the count and to what it guards is sequentially consistent: a launch that counts
+  // itself after this saw none finds the slots and lists without them.
+  void free_unread() {
+    if (readers.load() == 0) retired.clear();
   }
 
   std::mutex mutex;
@@ -62,7 +88,21 @@ struct kernel_cache::store final : launcher_owner {
   std::vector<std::unique_ptr<signature_entry>> entries;
   // The signatures being traced, by their parameters.
   std::vector<std::pair<std::vector<ir::param>, ir::extrusion>> tracing;
+  // Closed backends' records not freed yet, and the launches reading slots and lists now.
   std::vector<std::unique_ptr<compiled_kernel>> retired;
+  std::atomic<int> readers{0};
+};
+
+// Counts a launch among those reading the slots and published lists without the lock.
+class reading_published {
+ public:
+  explicit reading_published(std::atomic<int>& readers) : readers_(readers) { readers_.fetch_add(1); }
+  ~reading_published() { readers_.fetch_sub(1); }
+  reading_published(const reading_published&) = delete;
+  reading_published& operator=(const reading_published&) = delete;
+
+ private:
+  std::atomic<int>& readers_;
 };
 
 PARLOOP_FUNC compiled_kernel::compiled_kernel(std::uint64_t backend_id, const strategy& s, conflicts c)
@@ -112,18 +152,20 @@ PARLOOP_FUNC launcher& kernel_cache::launcher_for(signature_entry& e, device_bac
   const auto ready = [&](const compiled_kernel* c) {
     return c != nullptr && c->is(device.id(), s, writes) && c->usable_here();
   };
-  if (compiled_kernel* c = slot.load(std::memory_order_acquire); ready(c)) {
-    stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-    return *c->loaded;
-  }
-  // Another backend's kernel in the slot (their ids meet modulo its size), or another strategy:
-  // the published list, also without a lock, whatever the number of live backends.
-  for (compiled_kernel* c = e.published.load(std::memory_order_acquire); c != nullptr;
-       c = c->next_published) {
-    if (!ready(c)) continue;
-    slot.store(c, std::memory_order_release);
-    stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-    return *c->loaded;
+  {
+    const reading_published reading(store_->readers);
+    if (compiled_kernel* c = slot.load(); ready(c)) {
+      stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+      return *c->loaded;
+    }
+    // Another backend's kernel in the slot (their ids meet modulo its size), or another
+    // strategy: the published list, also without a lock, whatever the number of live backends.
+    for (compiled_kernel* c = e.published.load(); c != nullptr; c = c->next_published.load()) {
+      if (!ready(c)) continue;
+      slot.store(c);
+      stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+      return *c->loaded;
+    }
   }
   return find_or_build(e, device, s, writes, slot);
 }
@@ -181,6 +223,13 @@ PARLOOP_FUNC std::size_t kernel_cache::launchers() const {
   return n;
 }
 
+PARLOOP_FUNC std::size_t kernel_cache::records() const {
+  std::lock_guard lock(store_->mutex);
+  std::size_t n = store_->retired.size();
+  for (const auto& e : store_->entries) n += e->compiled.size();
+  return n;
+}
+
 PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_backend& device, const strategy& s,
                                                  conflicts writes, std::atomic<compiled_kernel*>& slot) {
   store& st = *store_;
@@ -207,7 +256,7 @@ PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_ba
       }
       stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
       stats_->locked_hits.fetch_add(1, std::memory_order_relaxed);
-      slot.store(c, std::memory_order_release);
+      slot.store(c);
       return *c->loaded;
     }
     st.changed.wait(lock);
@@ -229,9 +278,10 @@ PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_ba
   lock.lock();
   c->loaded = std::move(loaded);
   if (link != nullptr) c->mark_agreed(*link);
-  c->next_published = e.published.load(std::memory_order_relaxed);
-  e.published.store(c, std::memory_order_release);
-  slot.store(c, std::memory_order_release);
+  c->next_published.store(e.published.load());
+  e.published.store(c);
+  slot.store(c);
+  st.free_unread();
   st.changed.notify_all();
   return *c->loaded;
 }

@@ -54,8 +54,9 @@ struct compiled_kernel {
   // lack it. Guarded by the cache's mutex; the latest also read without a lock.
   std::vector<std::uint64_t> agreed_over;
   std::atomic<std::uint64_t> last_agreed{0};
-  // The kernel published before this one in its entry's list; set before publishing.
-  compiled_kernel* next_published = nullptr;
+  // The kernel published before this one in its entry's list: set before publishing, moved past
+  // a closed backend's kernels when they leave the list.
+  std::atomic<compiled_kernel*> next_published{nullptr};
 
   // Whether it needs no agreement before this launch: outside a distributed loop, or agreed on
   // over its link already.
@@ -107,13 +108,13 @@ struct signature_entry {
   const ir::extrusion over;
   const std::shared_ptr<const ir::kernel> ir;
   // The kernel last launched from this entry on each of a few backends (by id), read without a
-  // lock. A slot's kernel is never freed while the entry lives, so a stale one is only a miss.
+  // lock; a stale one is only a miss. A closed backend's kernels leave the slots and the list
+  // below, and are freed once no launch may still be reading them (kernel_cache_impl.hpp).
   std::array<std::atomic<compiled_kernel*>, 4> last_hit{};
   // Guarded by the cache's mutex.
   std::vector<std::unique_ptr<compiled_kernel>> compiled;
-  // Every kernel built from this entry, newest first, read without a lock where the slot holds
-  // another backend's (more live backends than slots): only prepended to, and a published
-  // kernel is never freed while the entry lives (a closed backend's stays, its id never reused).
+  // The kernels of open backends built from this entry, newest first, read without a lock where
+  // the slot holds another backend's (more live backends than slots) or another strategy.
   std::atomic<compiled_kernel*> published{nullptr};
   // The launch autotuning chose on each of a few backends (by id), read without a lock; the
   // choices are kept in `tuned`, guarded by the cache's tuning mutex, never freed before the

@@ -13,6 +13,7 @@
 
 #include "parloop/config.hpp"
 #include "parloop/core/arg.hpp"
+#include "parloop/core/conflicts.hpp"
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
@@ -72,7 +73,21 @@ struct loop_call {
   subset_state* subset = nullptr;
   // A loop over an extruded set (layers > 0): r is columns, each run over these layers.
   ir::extrusion extrusion = {};
+  // A loop over a subset whose elements are r, one run of `set`'s: run as that range, named as
+  // the subset in errors, and launched by a subset's rules (exec/loop_call_impl.hpp).
+  const subset_state* run_of = nullptr;
 };
+
+// How the call launches: as it names, but a loop over a subset, whatever its elements, is never
+// timed (the choice would be kept for the whole set's loops), and one run as its range of the set
+// is coloured where it combines through maps, as a listed subset is (exec/device_launch.hpp):
+// its sums are then those of a list of the same elements, on every backend.
+inline loop_choice loop_choice_of(const loop_call& call) {
+  loop_choice how = call.how;
+  if (call.subset != nullptr || call.run_of != nullptr) how.tune = false;
+  if (call.run_of != nullptr) how.named.writes = conflicts::colors;
+  return how;
+}
 
 // The entry of the kernel `name` in `kernels` for the signature of `views` (in a loop over
 // extruded set `set`, `over` its layers): found, or made by make_ir once its aliasing is checked.

@@ -49,12 +49,12 @@ PARLOOP_FUNC void run_call(const loop_call& call) {
   if (const set_distribution* d = call.set.distribution()) {
     run_distributed(call, *d);
   } else {
-    check_loop(call.kernel, call.set, call.r, call.views, call.subset, call.extrusion);
+    check_loop(call.kernel, call.set, call.r, call.views, call.subset, call.extrusion, call.run_of);
     // Tracing checks the rules only a trace can see, so the host refuses what a device would.
     signature_entry& entry =
         entry_of(call.kernels, call.kernel, call.views, call.callbacks.make_ir, &call.set, call.extrusion);
     check_trace(call, entry);
-    run_range(call, entry, call.how, call.r);
+    run_range(call, entry, loop_choice_of(call), call.r);
   }
   call.kernels.count_launch();
 }

@@ -92,7 +92,8 @@ void run_checked(const Kernel<F>& k, const iteration& over, const loop_choice& h
             views,
             {trace, {prepare, run, partial_bytes<Args...>, start, combine}, true},
             over.subset,
-            over.extrusion});
+            over.extrusion,
+            over.run_of});
 }
 template <class... Args>
 void run_checked(const SourceKernel& k, const iteration& over, const loop_choice& how, range r, const Args&... args) {
@@ -102,7 +103,7 @@ void run_checked(const SourceKernel& k, const iteration& over, const loop_choice
   const auto run = [&](range, std::byte*) { k.refuse_host(); };
   const auto partials = [&](const std::byte*) { k.refuse_host(); };
   run_call({k.name(), k.cache(), over.set, how, r, views, {source, {refuse, run, 0, partials, partials}, false},
-            over.subset, over.extrusion});
+            over.subset, over.extrusion, over.run_of});
 }
 
 template <class K, class S, class... Rest>
@@ -174,8 +175,9 @@ void par_loop(const K& k, const ExtrudedRegion& part, const Rest&... rest) {
 
 // Runs k over the elements of a subset (core/subset.hpp), in the loops' order of its set: its
 // dats and maps are the set's, read and written at the subset's elements. The same options but
-// pl::range; on a device, a loop over a subset is coloured where it combines through maps
-// (pl::conflicts is not consulted) and runs the runtime's launch (pl::autotune is not consulted).
+// pl::range; a loop over a subset is coloured where it combines through maps (pl::conflicts is
+// not consulted) and runs the runtime's launch (pl::autotune is not consulted), whatever its
+// elements.
 template <class K, class... Rest>
   requires detail::is_kernel<K>
 void par_loop(const K& k, const Subset& subset, const Rest&... rest) {
@@ -192,12 +194,13 @@ void par_loop(const K& k, const Subset& subset, const Rest&... rest) {
   const std::span<const index_t> elements = s.loop_elements();
   const detail::loop_choice how = detail::default_choice<Rest...>(s.superset.runtime());
   // A subset whose elements are one run of the set's (a subdomain numbered together, half a
-  // set) is that range of the set: its loop is the set's, with no list to read and its vector
-  // launches. Not on a distributed set, whose loops run regions of their own.
+  // set) is run as that range of the set, with no list to read and its vector launches, and by
+  // the rules of any subset: the same answers, bit for bit, as a list of the same elements. Not on
+  // a distributed set, whose loops run regions of their own.
   if (!elements.empty() && s.superset.distribution() == nullptr &&
       elements.back() - elements.front() + 1 == static_cast<index_t>(elements.size())) {
-    detail::run_loop(k, detail::iteration{s.superset, nullptr}, how, range{elements.front(), elements.back() + 1},
-                     rest...);
+    detail::run_loop(k, detail::iteration{s.superset, nullptr, {}, &s}, how,
+                     range{elements.front(), elements.back() + 1}, rest...);
     return;
   }
   detail::run_loop(k, detail::iteration{s.superset, &s}, how, range{0, static_cast<index_t>(elements.size())}, rest...);

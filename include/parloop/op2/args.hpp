@@ -42,9 +42,8 @@ struct op_arg {
   int argtype = dat_arg;
   int sent = 0;
   int opt = 1;
-  // parloop's: the value type, and a global's storage on the runtime.
+  // parloop's: the value type.
   scalar_type scalar = scalar_type::float64;
-  detail::any_array* global = nullptr;
 };
 
 // An argument whose data C++ knows the type of (a global's, an index's): op_par_loop checks it
@@ -98,10 +97,11 @@ inline op_arg arg_dat(int opt, op_dat_core* dat, int idx, op_map_core* map, int 
   return a;
 }
 
-// The storage of the user's variable `data` as a global of `dim` values of type t.
-inline detail::any_array* global_of(const void* data, scalar_type t, int dim) {
+// The storage of a loop's `nth` global argument of `dim` values of type t (-1: an optional one
+// left out, which stays zero).
+inline detail::any_array* global_of(scalar_type t, int dim, int nth) {
   program& p = program::current("op_arg_gbl");
-  auto [at, made] = p.globals.try_emplace({data, t, dim});
+  auto [at, made] = p.globals.try_emplace({t, dim, nth});
   if (made) at->second = detail::make_any_global(p.runtime, t, "op_arg_gbl", dim);
   return &at->second;
 }
@@ -130,7 +130,6 @@ typed_arg<T> arg_gbl(int opt, T* data, int dim, const char* type, int acc, int k
                                      "or OP_MAX",
                                      what, access_name(acc)));
   }
-  if (a.opt == 1 && kind == gbl_arg) a.global = global_of(data, a.scalar, dim);
   return a;
 }
 

@@ -52,6 +52,17 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   std::array<int, detail::max_loop_args> view_at{};  // -1 for op_arg_info, which has no view
   std::size_t views = 0;
   bool info = false;
+  // Each global the user's variable goes through: the loop's first, second, ... of its type and
+  // dimension.
+  std::array<detail::any_array*, detail::max_loop_args> globals{};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const op_arg& a = *args[i];
+    if (a.argtype != gbl_arg || a.opt == 0) continue;
+    const auto nth = std::count_if(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i), [&](const op_arg* b) {
+      return b->argtype == gbl_arg && b->opt == 1 && b->scalar == a.scalar && b->dim == a.dim;
+    });
+    globals[i] = global_of(a.scalar, a.dim, static_cast<int>(nth));
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i]->argtype == info_arg) {
       info = true;
@@ -63,15 +74,15 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
       continue;
     }
     view_at[i] = static_cast<int>(views);
-    kept[views++] = view_of(*set, *args[i], params[i], static_cast<int>(i), loop);
+    kept[views++] = view_of(*set, *args[i], params[i], static_cast<int>(i), loop, globals[i]);
   }
   const std::span<const detail::arg_view> seen(kept.data(), views);
   order_mesh(p);
   // Globals start from the user's variables, as OP2's kernels update those in place.
-  for (const op_arg* a : args) {
-    if (a->argtype != gbl_arg || a->opt == 0) continue;
-    std::memcpy(a->global->values->host_bytes(), a->data, static_cast<std::size_t>(a->size));
-    a->global->values->host_overwritten();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (globals[i] == nullptr) continue;
+    std::memcpy(globals[i]->values->host_bytes(), args[i]->data, static_cast<std::size_t>(args[i]->size));
+    globals[i]->values->host_overwritten();
   }
   kernel_record& record = record_for(p, kernel, file);
 
@@ -123,10 +134,9 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   }
   // The user's variables get the reductions' results.
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const op_arg* a = args[i];
-    if (a->argtype != gbl_arg || a->opt == 0 || a->acc == read_access) continue;
-    a->global->values->ensure_host(p.runtime.state()->memory);
-    std::memcpy(a->data, a->global->values->host_bytes(), static_cast<std::size_t>(a->size));
+    if (globals[i] == nullptr || args[i]->acc == read_access) continue;
+    globals[i]->values->ensure_host(p.runtime.state()->memory);
+    std::memcpy(args[i]->data, globals[i]->values->host_bytes(), static_cast<std::size_t>(args[i]->size));
   }
 }
 

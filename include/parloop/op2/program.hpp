@@ -113,9 +113,11 @@ class program {
   // The same by the call's own strings (op_par_loop's macro passes literals): found without
   // making a string.
   std::map<std::pair<const char*, const char*>, kernel_record*> sites;
-  // A global's storage for each user variable (op_arg_gbl's pointer), of one type and dimension:
-  // made once, so that a loop in a time step allocates nothing.
-  std::map<std::tuple<const void*, scalar_type, int>, detail::any_array> globals;
+  // The storage of a loop's global arguments, by type, dimension and place among the loop's
+  // globals of that type and dimension: the user's variable is copied in before the loop and
+  // out after it, so a loop in a time step allocates nothing, and variables at ever new
+  // addresses (on the stack, on the heap) hold nothing past their loop.
+  std::map<std::tuple<scalar_type, int, int>, detail::any_array> globals;
   // This process's rank among the application's, and how many there are; over MPI, how.
   int rank = 0;
   int ranks = 1;

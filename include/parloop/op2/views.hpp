@@ -78,9 +78,10 @@ inline detail::array_state<int>& numbers_of(op_set_core& s) {
   return *s.numbers;
 }
 
-// What the kernel's parameter i is given, checked against how it declares it.
+// What the kernel's parameter i is given, checked against how it declares it; a global's values
+// are `global`'s.
 inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw_param& param, int i,
-                                detail::function_ref<std::string()> loop) {
+                                detail::function_ref<std::string()> loop, detail::any_array* global) {
   const auto what = [&] { return fmt::format("{}: argument {}", loop(), i); };
   if (a.scalar != param.type) {
     throw data_error(fmt::format("{} holds {}, and the kernel's parameter {} points to {}", what(), type_name(a.scalar), i,
@@ -103,8 +104,7 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
   }
   if (a.argtype == gbl_arg || a.opt == 0) {
     // An optional argument left out gets zeros the kernel must not use, as OP2's gets no values.
-    detail::any_array* g = a.global;
-    if (a.opt == 0) g = global_of(nullptr, a.scalar, std::max(a.dim, 1));
+    detail::any_array* g = a.opt == 0 ? global_of(a.scalar, std::max(a.dim, 1), -1) : global;
     return {g->values, g->owner.get(), nullptr, a.opt == 0 ? access::read : access_of(a.acc), arg_kind::global, 0,
             a.scalar, std::max(a.dim, 1)};
   }
