@@ -501,12 +501,12 @@ int run_parent(const options& o) {
   std::fflush(stdout);
   bool ok = true;
 
-  // A runtime's layout is read from the environment when it opens.
+  // A runtime's layout is one of its settings when it opens.
   const auto open_with_layout = [](pl::dat_layout layout) {
-    ::setenv("PARLOOP_DAT_LAYOUT", std::string(pl::to_string(layout)).c_str(), 1);
-    pl::Runtime opened = pl::Runtime::open(pl::backend_kind::cuda);
-    ::unsetenv("PARLOOP_DAT_LAYOUT");
-    return opened;
+    pl::settings s = pl::settings::from_environment();
+    s.backend = pl::backend_kind::cuda;
+    s.dat_layout = layout;
+    return pl::Runtime::open(s);
   };
   std::array<pl::Runtime, 2> runtimes{open_with_layout(pl::dat_layout::aos), open_with_layout(pl::dat_layout::soa)};
   std::printf("device: %s\n", runtimes[0].device_name().c_str());

@@ -255,9 +255,10 @@ options parse(int argc, char** argv) {
 
 // The threads backend on `threads` threads, with blocks of `block` elements where it colours.
 pl::Runtime open_threads(int threads, int block) {
-  ::setenv("PARLOOP_THREADS", std::to_string(threads).c_str(), 1);
-  pl::Runtime rt = pl::Runtime::open(pl::backend_kind::threads);
-  ::unsetenv("PARLOOP_THREADS");
+  pl::settings s = pl::settings::from_environment();
+  s.backend = pl::backend_kind::threads;
+  s.threads = threads;
+  pl::Runtime rt = pl::Runtime::open(s);
   rt.state()->thread_block = block;
   return rt;
 }
@@ -278,14 +279,15 @@ std::optional<pl::Runtime> open_opencl(const opencl_variant& v) {
       return std::nullopt;
     }
   }
-  if (v.layout) ::setenv("PARLOOP_DAT_LAYOUT", std::string(pl::to_string(*v.layout)).c_str(), 1);
+  pl::settings s = pl::settings::from_environment();
+  s.backend = pl::backend_kind::opencl;
+  if (v.layout) s.dat_layout = v.layout;
   std::optional<pl::Runtime> rt;
   try {
-    rt = pl::Runtime::open(pl::backend_kind::opencl);
+    rt = pl::Runtime::open(s);
   } catch (const pl::backend_unavailable& e) {
     std::printf("no OpenCL variant: %s\n", e.what());
   }
-  if (v.layout) ::unsetenv("PARLOOP_DAT_LAYOUT");
   if (rt && v.conflicts) rt->set_default_conflicts(*v.conflicts);
   if (rt) rt->set_autotune(v.autotune);
   return rt;

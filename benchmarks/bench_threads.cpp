@@ -31,10 +31,10 @@ constexpr int launches = 20000;
 constexpr int reps = 7;
 
 pl::Runtime open(pl::backend_kind kind, int threads) {
-  ::setenv("PARLOOP_THREADS", std::to_string(threads).c_str(), 1);
-  pl::Runtime rt = pl::Runtime::open(kind);
-  ::unsetenv("PARLOOP_THREADS");
-  return rt;
+  pl::settings s = pl::settings::from_environment();
+  s.backend = kind;
+  s.threads = threads;
+  return pl::Runtime::open(s);
 }
 
 // Seconds per 256-element triad par_loop, `launches` of them back to back, under each trace-check

@@ -72,8 +72,9 @@ class fake_memory final : public pl::detail::device_memory {
 
 class fake_backend final : public pl::detail::device_backend {
  public:
-  explicit fake_backend(pl::detail::device_defaults defaults = pl::detail::gpu_defaults)
-      : pl::detail::device_backend(defaults) {}
+  explicit fake_backend(pl::detail::device_defaults defaults = pl::detail::gpu_defaults,
+                        const pl::settings& s = pl::settings::from_environment())
+      : pl::detail::device_backend(s, defaults) {}
   std::string describe() const override { return "fake"; }
   pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }

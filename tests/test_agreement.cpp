@@ -6,9 +6,14 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <parloop/parloop.hpp>
 
@@ -163,6 +168,27 @@ TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an e
   }
   const parloop_test::scoped_env wrong("PARLOOP_CHECK_INDICES", "yes");
   CHECK_THROWS_WITH(parloop_test::device_runtime(), Contains("PARLOOP_CHECK_INDICES is 'yes'"));
+}
+
+TEST_CASE("settings::dump_source: each source a device runtime generates is written there", "[agreement][dump][compiled]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("parloop-dump-runtime-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  pl::settings settings = pl::settings::from_environment();
+  settings.backend = parloop_test::device_backend();
+  settings.dump_source = dir;
+  const pl::Runtime rt = pl::Runtime::open(settings);
+  const pl::Set s(rt, 4);
+  pl::Dat<double> x(s, {1, 2, 3, 4});
+  auto doubled = pl::kernel("dumped_doubled", [](auto x) { x = x * 2.0; });
+  pl::par_loop(doubled, s, x(pl::RW));
+  check_values<double>(x.host(), {2, 4, 6, 8});
+  const std::vector<std::filesystem::path> files{std::filesystem::directory_iterator(dir), {}};
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].filename().string().rfind("dumped_doubled-", 0) == 0);
+  std::ifstream in(files[0]);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("dumped_doubled") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("after a loop fails, the validity flags say where the data is, and the next read is right",

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <parloop/codegen/generate.hpp>
+#include <parloop/exec/dump_source.hpp>
 #include <parloop/ir/hash.hpp>
 #include <parloop/parloop.hpp>
 #if PARLOOP_TEST_OPENCL
@@ -524,10 +525,11 @@ TEST_CASE("PARLOOP_DUMP_SOURCE writes every generated source", "[codegen][dump]"
   mesh m;
   const auto dir = std::filesystem::temp_directory_path() / ("parloop-dump-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  scoped_env env("PARLOOP_DUMP_SOURCE", dir.c_str());
   const auto ir = flux_ir(m);
   for (const auto d : both) {
-    const auto g = cg::generate(*ir, d);
+    auto g = cg::generate(*ir, d);
+    CHECK(g.path.empty());
+    pl::detail::dump_source(g, dir);
     REQUIRE_FALSE(g.path.empty());
     CHECK(std::filesystem::path(g.path).parent_path() == dir);
     CHECK(std::filesystem::path(g.path).filename().string().rfind("flux-", 0) == 0);
@@ -576,10 +578,10 @@ TEST_CASE("a kernel from source with a syntax error reports the compiler's log",
 
 TEST_CASE("a PARLOOP_DUMP_SOURCE that cannot be written is said, and the loops run", "[codegen][dump]") {
   mesh m;
-  scoped_env env("PARLOOP_DUMP_SOURCE", "/proc/parloop-cannot-write-here");
   const auto ir = flux_ir(m);
   for (const auto d : both) {
-    const auto g = cg::generate(*ir, d);
+    auto g = cg::generate(*ir, d);
+    pl::detail::dump_source(g, "/proc/parloop-cannot-write-here");
     CHECK(g.path.empty());
     CHECK_FALSE(g.text.empty());
   }
@@ -590,9 +592,12 @@ TEST_CASE("a PARLOOP_DUMP_SOURCE that cannot be written is said, and the loops r
 TEST_CASE("a dumped source is named in the compile error", "[codegen][errors]") {
   mesh m;
   const auto dir = std::filesystem::temp_directory_path() / ("parloop-dump-err-" + std::to_string(::getpid()));
-  scoped_env env("PARLOOP_DUMP_SOURCE", dir.c_str());
   const auto broken = failing_source_kernel("broken_dumped", "void broken_dumped(double* w) { w[0] = ; }",
                                             pl::dsl::params_of(m.q(pl::RW)));
+  const auto dumped = [&](pl::codegen::generated_source source) {
+    pl::detail::dump_source(source, dir);
+    return source;
+  };
   const auto check_named = [](const pl::codegen::generated_source& source, const auto& build) {
     REQUIRE_FALSE(source.path.empty());
     try {
@@ -605,11 +610,11 @@ TEST_CASE("a dumped source is named in the compile error", "[codegen][errors]") 
   };
 #if PARLOOP_TEST_OPENCL
   const auto context = pl::backend::opencl::context::first();
-  check_named(cg::generate(broken, cg::dialect_kind::opencl),
+  check_named(dumped(cg::generate(broken, cg::dialect_kind::opencl)),
               [&](const auto& source) { pl::backend::opencl::build_program(context, source); });
 #endif
 #if PARLOOP_TEST_CUDA
-  check_named(cg::generate(broken, cg::dialect_kind::cuda),
+  check_named(dumped(cg::generate(broken, cg::dialect_kind::cuda)),
               [](const auto& source) { pl::backend::cuda::build(source, pl::backend::cuda::target{90}); });
 #endif
   std::filesystem::remove_all(dir);

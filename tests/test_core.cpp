@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <random>
@@ -152,6 +153,93 @@ TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]")
   }
   SECTION("every backend has a reason when unavailable") {
     for (const auto& s : pl::backends()) CHECK((s.available || !s.reason.empty()));
+  }
+}
+
+TEST_CASE("settings: every variable read into one struct when a runtime opens, or set by the program",
+          "[core][runtime][settings]") {
+  scoped_env backend("PARLOOP_BACKEND", "threads"), threads("PARLOOP_THREADS", "3"), pin("PARLOOP_THREADS_PIN", "1"),
+      device("PARLOOP_DEVICE", "gpu"), opencl("PARLOOP_OPENCL_DEVICE", nullptr), cuda("PARLOOP_CUDA_DEVICE", "1"),
+      conflicts("PARLOOP_CONFLICTS", "blocks"), layout("PARLOOP_DAT_LAYOUT", "aos"), tune("PARLOOP_AUTOTUNE", "1"),
+      traces("PARLOOP_CHECK_TRACES", "0"), indices("PARLOOP_CHECK_INDICES", "0"), fast("PARLOOP_FAST_MATH", "1"),
+      mpi("PARLOOP_MPI_CHECK", "1"), cache("PARLOOP_CACHE", "read-only"), dir("PARLOOP_CACHE_DIR", "/tmp/pl-cache"),
+      max("PARLOOP_CACHE_MAX_MB", "5"), dump("PARLOOP_DUMP_SOURCE", "/tmp/pl-dump"), log("PARLOOP_LOG", "off"),
+      stats("PARLOOP_STATS", "0"), kernels("PARLOOP_OP2_KERNELS", "/a::/b/c"), renumber("PARLOOP_OP2_RENUMBER", "0");
+  const pl::settings s = pl::settings::from_environment();
+  CHECK(s.backend == pl::backend_kind::threads);
+  CHECK(s.threads == 3);
+  CHECK(s.threads_pin);
+  CHECK(s.device_for(pl::backend_kind::opencl) == "gpu");
+  CHECK(s.device_for(pl::backend_kind::cuda) == "1");
+  CHECK_FALSE(s.device_named_for(pl::backend_kind::opencl));
+  CHECK(s.device_named_for(pl::backend_kind::cuda));
+  CHECK(s.conflicts == pl::conflicts::blocks);
+  CHECK(s.dat_layout == pl::dat_layout::aos);
+  CHECK(s.autotune);
+  CHECK(s.check_traces == pl::trace_checks::off);
+  CHECK_FALSE(s.check_indices);
+  CHECK(s.fast_math);
+  CHECK(s.mpi_check);
+  CHECK(s.cache == pl::cache_mode::read_only);
+  CHECK(s.cache_dir == "/tmp/pl-cache");
+  CHECK(s.cache_max_bytes == std::uint64_t{5} << 20);
+  CHECK(s.dump_source == "/tmp/pl-dump");
+  CHECK_FALSE(s.log);
+  CHECK_FALSE(s.stats);
+  CHECK(s.op2_kernels == std::vector<std::filesystem::path>{"/a", "/b/c"});
+  CHECK_FALSE(s.op2_renumber);
+
+  SECTION("a runtime keeps what it opened with; the environment is not read again") {
+    const pl::Runtime rt = pl::Runtime::open();
+    CHECK(rt.device_name() == "3 threads");
+    CHECK(rt.autotunes());
+    CHECK(rt.trace_checks() == pl::trace_checks::off);
+    scoped_env later("PARLOOP_CHECK_TRACES", "1"), more("PARLOOP_THREADS", "2");
+    CHECK(rt.settings().threads == 3);
+    CHECK(rt.settings().check_traces == pl::trace_checks::off);
+  }
+  SECTION("a program sets them without the environment") {
+    pl::settings mine = s;
+    mine.backend = pl::backend_kind::threads;
+    mine.threads = 2;
+    mine.autotune = false;
+    mine.check_traces = pl::trace_checks::every_call;
+    const pl::Runtime rt = pl::Runtime::open(mine);
+    CHECK(rt.device_name() == "2 threads");
+    CHECK_FALSE(rt.autotunes());
+    CHECK(rt.trace_checks() == pl::trace_checks::every_call);
+    // A device backend takes its defaults from them too: a fake device's.
+    mine.conflicts.reset();
+    mine.dat_layout = pl::dat_layout::soa;
+    mine.cache = pl::cache_mode::off;
+    const pl::Runtime fake = pl::detail::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults, mine));
+    CHECK(fake.default_conflicts() == pl::conflicts::colors);
+    CHECK(fake.dat_layout() == pl::dat_layout::soa);
+    CHECK(fake.trace_checks() == pl::trace_checks::every_call);
+    CHECK_FALSE(static_cast<const pl::detail::device_backend&>(*fake.state()->backend).codegen_options().check_indices);
+    CHECK(static_cast<const pl::detail::device_backend&>(*fake.state()->backend).disk() == nullptr);
+  }
+  SECTION("one rule for every value: a variable's own words or a plain whole number; else an error naming it") {
+    const std::vector<std::pair<const char*, const char*>> refused{
+        {"PARLOOP_BACKEND", "gpu"},       {"PARLOOP_THREADS", "2 "},        {"PARLOOP_THREADS", "+2"},
+        {"PARLOOP_THREADS", " 2"},        {"PARLOOP_THREADS_PIN", "yes"},   {"PARLOOP_CONFLICTS", "locks"},
+        {"PARLOOP_DAT_LAYOUT", "SOA"},    {"PARLOOP_AUTOTUNE", "true"},     {"PARLOOP_CHECK_TRACES", "2"},
+        {"PARLOOP_CHECK_INDICES", "on"},  {"PARLOOP_FAST_MATH", "1 "},      {"PARLOOP_MPI_CHECK", "y"},
+        {"PARLOOP_CACHE", "yes"},         {"PARLOOP_CACHE_MAX_MB", "0"},    {"PARLOOP_CACHE_MAX_MB", "+5"},
+        {"PARLOOP_LOG", "debug"},         {"PARLOOP_STATS", "2"},           {"PARLOOP_OP2_RENUMBER", "no"}};
+    for (const auto& [name, value] : refused) {
+      INFO(name << "=" << value);
+      scoped_env bad(name, value);
+      try {
+        (void)pl::settings::from_environment();
+        FAIL("taken");
+      } catch (const pl::argument_error& e) {
+        const std::string what = e.what();
+        CHECK((what.find(std::string(name) + " is '" + value + "'") != std::string::npos ||
+               what.find(std::string(name) + "='" + value + "'") != std::string::npos));
+      }
+      CHECK_THROWS_AS(pl::Runtime::open(pl::backend_kind::host), pl::argument_error);
+    }
   }
 }
 

@@ -229,7 +229,7 @@ TEST_CASE("the cache folder: where the environment says, private, refused when o
   {
     const scoped_env dir("PARLOOP_CACHE_DIR", (tmp.path / "mine").c_str());
     const scoped_env mode("PARLOOP_CACHE", nullptr);
-    const auto disk = pc::disk_cache::from_environment();
+    const auto disk = pc::disk_cache::open(pl::settings::from_environment());
     REQUIRE(disk != nullptr);
     CHECK(disk->mode() == pc::disk_mode::read_write);
     CHECK(disk->dir() == tmp.path / "mine");
@@ -244,17 +244,17 @@ TEST_CASE("the cache folder: where the environment says, private, refused when o
     const scoped_env dir("PARLOOP_CACHE_DIR", nullptr);
     const scoped_env mode("PARLOOP_CACHE", "on");
     const scoped_env xdg("XDG_CACHE_HOME", tmp.path.c_str());
-    const auto disk = pc::disk_cache::from_environment();
+    const auto disk = pc::disk_cache::open(pl::settings::from_environment());
     REQUIRE(disk != nullptr);
     CHECK(disk->dir() == tmp.path / "parloop");
   }
   {
     const scoped_env off("PARLOOP_CACHE", "off");
-    CHECK(pc::disk_cache::from_environment() == nullptr);
+    CHECK(pc::disk_cache::open(pl::settings::from_environment()) == nullptr);
   }
   {
     const scoped_env bad("PARLOOP_CACHE", "yes");
-    CHECK_THROWS_WITH(pc::disk_cache::from_environment(), Contains("PARLOOP_CACHE is 'yes': use on (") && Contains("off (") && Contains("or read-only ("));
+    CHECK_THROWS_WITH(pc::disk_cache::open(pl::settings::from_environment()), Contains("PARLOOP_CACHE is 'yes': use on (") && Contains("off (") && Contains("or read-only ("));
   }
   // A folder others can write could hold an entry planted by them: not used.
   const std::filesystem::path shared = tmp.path / "shared";
@@ -499,8 +499,7 @@ TEST_CASE("stores and prune remove only parloop's own files, in its own folders"
 
 TEST_CASE("a store walks the cache past its cap or after stores_between_walks stores, not at each", "[disk]") {
   temporary_folder tmp;
-  const scoped_env cap("PARLOOP_CACHE_MAX_MB", "1");
-  const auto disk = pc::disk_cache::open(tmp.path, pc::disk_mode::read_write);
+  const auto disk = pc::disk_cache::open(tmp.path, pc::disk_mode::read_write, std::uint64_t{1} << 20);
   REQUIRE(disk != nullptr);
   int stored = 0;
   const auto store = [&](const pc::kernel_record& r) {
@@ -638,18 +637,18 @@ TEST_CASE("export and import name what is wrong with their file", "[disk][tool]"
 }
 
 TEST_CASE("a size in MiB: a whole number up to 2^40, never wrapped around", "[disk][tool]") {
-  CHECK(pc::disk_cache::mebibytes("prune MB", "0", 0) == 0);
-  CHECK(pc::disk_cache::mebibytes("prune MB", "200", 0) == std::uint64_t{200} << 20);
-  CHECK(pc::disk_cache::mebibytes("prune MB", "1099511627776", 0) == std::uint64_t{1} << 60);
+  CHECK(pl::detail::mebibytes("prune MB", "0", 0) == 0);
+  CHECK(pl::detail::mebibytes("prune MB", "200", 0) == std::uint64_t{200} << 20);
+  CHECK(pl::detail::mebibytes("prune MB", "1099511627776", 0) == std::uint64_t{1} << 60);
   // 2^44 MiB is 2^64 bytes: shifted, it was 0, and prune removed everything.
   for (const char* bad : {"17592186044416", "1099511627777", "18446744073709551616", "-1", "", " 5", "+5", "5x"}) {
     CAPTURE(bad);
-    CHECK_THROWS_WITH(pc::disk_cache::mebibytes("prune MB", bad, 0),
+    CHECK_THROWS_WITH(pl::detail::mebibytes("prune MB", bad, 0),
                       Contains(fmt::format("prune MB='{}': expected a whole number of MiB, at least 0 and at most "
                                            "1099511627776 (2^40)",
                                            bad)));
   }
-  CHECK_THROWS_WITH(pc::disk_cache::mebibytes("PARLOOP_CACHE_MAX_MB", "0", 1),
+  CHECK_THROWS_WITH(pl::detail::mebibytes("PARLOOP_CACHE_MAX_MB", "0", 1),
                     Contains("PARLOOP_CACHE_MAX_MB='0': expected a whole number of MiB, at least 1"));
   // The most it takes keeps every entry.
   temporary_folder tmp;
@@ -657,14 +656,15 @@ TEST_CASE("a size in MiB: a whole number up to 2^40, never wrapped around", "[di
   REQUIRE(disk != nullptr);
   const pc::key_material m = sample_material();
   REQUIRE(disk->store(m, pc::key_of(m), sample_record()));
-  CHECK(disk->prune(pc::disk_cache::mebibytes("prune MB", "1099511627776", 0)) == 0);
+  CHECK(disk->prune(pl::detail::mebibytes("prune MB", "1099511627776", 0)) == 0);
   CHECK(disk->load(m, pc::key_of(m)));
 }
 
 TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk]") {
   temporary_folder tmp;
-  const scoped_env cap("PARLOOP_CACHE_MAX_MB", "1");
-  const auto disk = pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write);
+  const scoped_env cap("PARLOOP_CACHE_MAX_MB", "1"), dir("PARLOOP_CACHE_DIR", (tmp.path / "c").c_str()),
+      mode("PARLOOP_CACHE", "on");
+  const auto disk = pc::disk_cache::open(pl::settings::from_environment());
   REQUIRE(disk != nullptr);
   CHECK(disk->max_bytes() == 1u << 20);
   pc::kernel_record big = sample_record();
@@ -697,7 +697,7 @@ TEST_CASE("past PARLOOP_CACHE_MAX_MB the least recently used entries go", "[disk
   CHECK(pc::measure(*disk).entries == 0);
   {
     const scoped_env bad("PARLOOP_CACHE_MAX_MB", "-5");
-    CHECK_THROWS_WITH(pc::disk_cache::open(tmp.path / "c", pc::disk_mode::read_write),
+    CHECK_THROWS_WITH(pl::settings::from_environment(),
                       Contains("PARLOOP_CACHE_MAX_MB='-5': expected a whole number of MiB, at least 1"));
   }
 }
@@ -836,7 +836,7 @@ TEST_CASE("verify --rebuild: the entries a device stored are their sources' bina
     pl::par_loop(pl::kernel("rebuilt_copy", [](auto a, auto b) { a = b; }), points, a(pl::WRITE), b(pl::READ));
     pl::par_loop(pl::kernel("rebuilt_scale", [](auto a, auto b) { a = b * 3.0; }), points, a(pl::WRITE), b(pl::READ));
   }
-  const auto disk = pc::disk_cache::from_environment();
+  const auto disk = pc::disk_cache::open(pl::settings::from_environment());
   REQUIRE(disk != nullptr);
   const std::vector<pc::entry_info> entries = pc::entries(*disk);
   REQUIRE(entries.size() == 2);

@@ -266,23 +266,6 @@ TEST_CASE("the bytes a loop declares: values once for READ and WRITE, twice othe
   CHECK(declared(pl::range{0, 0}, w(pl::RW)) == 0);
 }
 
-TEST_CASE("PARLOOP_STATS is 1 or 0; another value is an error naming it", "[cache][stats]") {
-  {
-    scoped_env on("PARLOOP_STATS", "1");
-    CHECK(pl::detail::stats_from_environment());
-  }
-  {
-    scoped_env off("PARLOOP_STATS", "0");
-    CHECK_FALSE(pl::detail::stats_from_environment());
-  }
-  {
-    scoped_env unset("PARLOOP_STATS", nullptr);
-    CHECK_FALSE(pl::detail::stats_from_environment());
-  }
-  scoped_env bad("PARLOOP_STATS", "yes");
-  CHECK_THROWS_WITH(pl::detail::stats_from_environment(), Catch::Contains("PARLOOP_STATS is 'yes'"));
-}
-
 TEST_CASE("the report: totals, then one row per kernel name in order of appearance", "[cache][stats]") {
   auto made = [](const char* name, std::uint64_t compiles, std::uint64_t disk_hits, std::uint64_t memory_hits,
                  std::uint64_t run_ns, std::uint64_t bytes) {

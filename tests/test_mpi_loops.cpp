@@ -661,11 +661,12 @@ TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every 
   const int rank = pm::rank_of(MPI_COMM_WORLD), ranks = pm::size_of(MPI_COMM_WORLD);
   const mesh_data d;
   declared decl(d, rank == 0);
-  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
-  // Read where the link is made.
-  ::setenv("PARLOOP_MPI_CHECK", "1", 1);
+  // PARLOOP_MPI_CHECK=1, without the environment.
+  pl::settings checked = pl::settings::from_environment();
+  checked.backend = parloop_test::tested_backend(pl::backend_kind::host);
+  checked.mpi_check = true;
+  const pl::Runtime rt = pl::Runtime::open(checked);
   const pm::distributed_mesh local(rt, MPI_COMM_WORLD, decl.mesh, pm::partitioning::by_graph(decl.edge_cells));
-  ::unsetenv("PARLOOP_MPI_CHECK");
   const pl::Set cells = local[decl.cells];
   const pl::Map cell_nodes = local[decl.cell_nodes];
   pl::Dat<i64> q = local[decl.q], u = local[decl.u];

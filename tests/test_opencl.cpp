@@ -114,7 +114,7 @@ TEST_CASE("Runtime::open takes the OpenCL device the environment names, before P
 }
 
 TEST_CASE("OpenCL device memory: round trips, empty buffers, and a clear error when too large", "[opencl][memory]") {
-  const auto ctx = ocl::context(ocl::chosen_device());
+  const auto ctx = ocl::context(ocl::chosen_device(pl::settings::from_environment()));
   ocl::memory mem(ctx);
   std::vector<double> in(1000);
   std::iota(in.begin(), in.end(), 0.5);
@@ -163,7 +163,7 @@ namespace {
 
 // A runtime on an OpenCL device described by `d`: a test changes the description to play a
 // device that lacks a feature.
-pl::Runtime runtime_on(const ocl::device& d) { return pl::detail::runtime_on(std::make_shared<ocl::backend>(d)); }
+pl::Runtime runtime_on(const ocl::device& d) { return pl::detail::runtime_on(std::make_shared<ocl::backend>(d, pl::settings::from_environment())); }
 
 }  // namespace
 

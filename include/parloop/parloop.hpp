@@ -11,6 +11,7 @@
 #include "parloop/core/renumber.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
+#include "parloop/core/settings.hpp"
 #include "parloop/core/subset.hpp"
 #include "parloop/dsl/control.hpp"
 #include "parloop/dsl/layer.hpp"

@@ -405,7 +405,7 @@ TEST_CASE("op2: a kernel defined in the application's source runs, with what it 
   });
   // Exact in double, fused or not.
   for (int i = 0; i < 4; ++i) CHECK(got[i] == 2.0 * a0[i] * a0[i] * a0[i] - 0.5);
-  const std::string source = parloop::op2::kernel_source("cubed", __FILE__);
+  const std::string source = parloop::op2::kernel_source("cubed", {}, __FILE__);
   CHECK(source.find("#define CUBE_WEIGHT 2.0\nstatic inline double cube(double v)") != std::string::npos);
   CHECK(source.find("/* { */ }\n") != std::string::npos);
   CHECK(source.find("op2_program") == std::string::npos);
@@ -638,15 +638,15 @@ TEST_CASE("op2: a kernel's source is found beside the calling file, in PARLOOP_O
     REQUIRE(found != embedded.end());
     CHECK(found->second == read_text(here / header));
   }
-  CHECK(parloop::op2::kernel_source("scale", __FILE__).find("inline void scale(") != std::string::npos);
+  CHECK(parloop::op2::kernel_source("scale", {}, __FILE__).find("inline void scale(") != std::string::npos);
   // Found embedded under a folder that is not on disk.
   parloop::embed_source("/parloop-nowhere/kernels/nowhere.h", "#include \"helper.h\"\ninline void nowhere() {}\n");
   parloop::embed_source("/parloop-nowhere/kernels/helper.h", "// the helper\n");
-  const scoped_env folders("PARLOOP_OP2_KERNELS", "/parloop-nowhere/kernels");
-  const std::string source = parloop::op2::kernel_source("nowhere", "/elsewhere/app.cpp");
+  const std::vector<std::filesystem::path> folders{"/parloop-nowhere/kernels"};
+  const std::string source = parloop::op2::kernel_source("nowhere", folders, "/elsewhere/app.cpp");
   CHECK(source.find("// the helper") != std::string::npos);
   CHECK(source.find("inline void nowhere()") != std::string::npos);
-  CHECK_THROWS_WITH(parloop::op2::kernel_source("missing", "/elsewhere/app.cpp"),
+  CHECK_THROWS_WITH(parloop::op2::kernel_source("missing", folders, "/elsewhere/app.cpp"),
                     Catch::Contains("missing.h is in none of the folders searched: '/parloop-nowhere/kernels' "
                                     "'/elsewhere', and none of the application's sources defines it: '/elsewhere/app.cpp'"));
 }

@@ -53,7 +53,7 @@ int run(int argc, char** argv) {
   const bool takes_argument = command == "prune" || command == "export" || command == "import";
   const bool rebuild = command == "verify" && argc == 3 && std::string_view(argv[2]) == "--rebuild";
   if (argc != (takes_argument || rebuild ? 3 : 2)) return usage();
-  const auto disk = pc::disk_cache::from_environment();
+  const auto disk = pc::disk_cache::open(parloop::settings::from_environment());
   if (disk == nullptr) {
     std::fprintf(stderr, "parloop-cache: no usable cache folder (PARLOOP_CACHE=off, or one parloop refuses)\n");
     return 1;
@@ -92,7 +92,7 @@ int run(int argc, char** argv) {
     return command == "verify" && bad + rebuilt[static_cast<int>(pc::rebuild_outcome::differs)] > 0 ? 1 : 0;
   }
   if (command == "prune") {
-    const std::uint64_t max = pc::disk_cache::mebibytes("prune MB", argv[2], 0);
+    const std::uint64_t max = parloop::detail::mebibytes("prune MB", argv[2], 0);
     std::printf("removed %llu entries\n", static_cast<unsigned long long>(disk->prune(max)));
     return 0;
   }

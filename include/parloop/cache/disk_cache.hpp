@@ -41,11 +41,12 @@
 #include "parloop/cache/disk_files.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
+#include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop::cache {
 
-enum class disk_mode : std::uint8_t { off, read_only, read_write };
+using disk_mode = parloop::cache_mode;
 
 // A temporary file this old is a crashed writer's: a live one renames it within seconds.
 inline constexpr std::chrono::hours stale_temporary_age{1};
@@ -58,30 +59,22 @@ class disk_cache {
   // hundreds of kernels walks a few times, not at each store.
   static constexpr std::uint64_t stores_between_walks = 64;
 
-  // The cache the environment asks for: PARLOOP_CACHE=on|off|read-only (on by default) in
-  // $PARLOOP_CACHE_DIR, else $XDG_CACHE_HOME/parloop, else ~/.cache/parloop. A folder that
-  // cannot be made safe for this user is said once, and the run goes on without it (null).
-  static std::shared_ptr<disk_cache> from_environment() {
-    const disk_mode mode = mode_from_environment();
-    if (mode == disk_mode::off) return nullptr;
-    std::filesystem::path dir;
-    if (const char* d = parloop::detail::environment_value("PARLOOP_CACHE_DIR")) {
-      dir = d;
-    } else if (const char* x = parloop::detail::environment_value("XDG_CACHE_HOME")) {
-      dir = std::filesystem::path(x) / "parloop";
-    } else if (const char* h = parloop::detail::environment_value("HOME")) {
-      dir = std::filesystem::path(h) / ".cache" / "parloop";
-    } else {
+  // The cache `s` asks for (PARLOOP_CACHE, PARLOOP_CACHE_DIR, PARLOOP_CACHE_MAX_MB). A folder
+  // that cannot be made safe for this user is said once, and the run goes on without it (null).
+  static std::shared_ptr<disk_cache> open(const parloop::settings& s) {
+    if (s.cache == disk_mode::off) return nullptr;
+    if (s.cache_dir.empty()) {
       static std::atomic<bool> said{false};
       parloop::detail::warn_once(said, "disk cache off: neither PARLOOP_CACHE_DIR, XDG_CACHE_HOME nor HOME is set");
       return nullptr;
     }
-    return open(dir, mode);
+    return open(s.cache_dir, s.cache, s.cache_max_bytes);
   }
 
   // The cache in `dir`, or null (said once) where it is not safe: owned by another user, or
   // writable by group or others. A folder this user cannot write is used read-only.
-  static std::shared_ptr<disk_cache> open(const std::filesystem::path& dir, disk_mode mode) {
+  static std::shared_ptr<disk_cache> open(const std::filesystem::path& dir, disk_mode mode,
+                                          std::uint64_t max_bytes = parloop::settings{}.cache_max_bytes) {
     std::error_code ec;
     if (mode == disk_mode::read_write && !std::filesystem::exists(dir, ec)) {
       std::filesystem::create_directories(dir, ec);
@@ -106,36 +99,7 @@ class disk_cache {
       parloop::detail::warn_once(said, fmt::format("disk cache '{}' cannot be written: used read-only", dir.string()));
       mode = disk_mode::read_only;
     }
-    return std::shared_ptr<disk_cache>(new disk_cache(dir, mode, max_bytes_from_environment()));
-  }
-
-  // PARLOOP_CACHE_MAX_MB: the size the cache is kept under (least recently used entries go
-  // first); 1024 MiB by default.
-  static std::uint64_t max_bytes_from_environment() {
-    const char* v = parloop::detail::environment_value("PARLOOP_CACHE_MAX_MB");
-    if (v == nullptr) return std::uint64_t{1024} << 20;
-    return mebibytes("PARLOOP_CACHE_MAX_MB", v, 1);
-  }
-
-  // `text`, a whole number of MiB from `least` to 2^40, in bytes. The bound keeps the bytes far
-  // from wrapping around (2^44 MiB and more would, and then mean a few bytes); `what` names the
-  // setting in the error.
-  static std::uint64_t mebibytes(std::string_view what, std::string_view text, std::uint64_t least) {
-    constexpr std::uint64_t most = std::uint64_t{1} << 40;
-    const std::optional<std::uint64_t> mb = parloop::detail::whole_number<std::uint64_t>(text, least, most);
-    if (!mb) {
-      throw argument_error(fmt::format("{}='{}': expected a whole number of MiB, at least {} and at most {} (2^40)",
-                                       what, text, least, most));
-    }
-    return *mb << 20;
-  }
-
-  static disk_mode mode_from_environment() {
-    return parloop::detail::choice_from_environment<disk_mode>(
-        "PARLOOP_CACHE", disk_mode::read_write,
-        {{"on", disk_mode::read_write, "kernels are kept on disk and loaded from there"},
-         {"off", disk_mode::off, "no disk cache"},
-         {"read-only", disk_mode::read_only, "entries are loaded, none written"}});
+    return std::shared_ptr<disk_cache>(new disk_cache(dir, mode, max_bytes));
   }
 
   const std::filesystem::path& dir() const { return dir_; }

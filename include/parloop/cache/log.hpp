@@ -10,17 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "parloop/core/environment.hpp"
+#include "parloop/core/settings.hpp"
 
 namespace parloop::cache {
 
-// Whether PARLOOP_LOG asks for these lines: info does, off or unset does not, anything else is
-// an error naming the variable. Read at each compile or load, never on a launch.
-inline bool log_info() {
-  return parloop::detail::choice_from_environment<bool>(
-      "PARLOOP_LOG", false,
-      {{"info", true, "a line for each kernel compiled or loaded from the disk cache"}, {"off", false, "no lines"}});
-}
+// Whether PARLOOP_LOG=info asks for these lines (settings::log, as the runtime opened last said).
+// Read at each compile or load, never on a launch.
+inline bool log_info() { return parloop::detail::process_settings().log.load(std::memory_order_relaxed); }
 
 template <class... Args>
 void log(fmt::format_string<Args...> format, Args&&... args) {

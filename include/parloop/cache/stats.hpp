@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "parloop/core/environment.hpp"
+#include "parloop/core/settings.hpp"
 
 namespace parloop::detail {
 
@@ -53,12 +53,9 @@ inline std::uint64_t nanoseconds_since(std::chrono::steady_clock::time_point sta
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
-// PARLOOP_STATS: 1 reports at exit, 0 or unset does not.
-inline bool stats_from_environment() {
-  return switch_from_environment("PARLOOP_STATS", false,
-                                 "report each kernel's calls and times at exit; each par_loop then waits for its device",
-                                 "do not");
-}
+// Whether this process reports at exit: a runtime opened with PARLOOP_STATS=1 (settings::stats)
+// turns it on for good.
+inline bool stats_enabled() { return process_settings().stats.load(std::memory_order_relaxed); }
 
 // The report's text: one line of totals, then one row per kernel name (kernels of one name are
 // added up), in the order the names first appear.
@@ -98,8 +95,11 @@ inline std::string stats_text(const std::vector<std::shared_ptr<const kernel_sta
   return out;
 }
 
-// The report: every kernel made in this process while PARLOOP_STATS=1, printed on standard
-// error when the process exits.
+// The report, printed on standard error when the process exits if stats are on by then: every
+// kernel made in this process that is still alive, and every one made, or alive, once they were
+// on (kept for the report past its kernel). Made with the first kernel, so that it is destroyed --
+// and printed -- after every kernel made later; a kernel made before a runtime turned stats on
+// (a static one) is in it too.
 class stats_report {
  public:
   static stats_report& instance() {
@@ -109,36 +109,51 @@ class stats_report {
   stats_report(const stats_report&) = delete;
   stats_report& operator=(const stats_report&) = delete;
   ~stats_report() {
+    if (!stats_enabled()) return;
     std::lock_guard lock(mutex_);
-    std::fputs(stats_text(kernels_).c_str(), stderr);
+    std::vector<std::shared_ptr<const kernel_stats>> alive;
+    for (const auto& k : seen_) {
+      if (auto p = k.lock()) alive.push_back(std::move(p));
+    }
+    std::fputs(stats_text(alive).c_str(), stderr);
   }
 
-  void add(std::shared_ptr<const kernel_stats> k) {
+  void add(const std::shared_ptr<const kernel_stats>& k) {
     std::lock_guard lock(mutex_);
-    kernels_.push_back(std::move(k));
+    seen_.push_back(k);
+    if (!stats_enabled()) {
+      // Kernels come and go while nothing reports: the gone ones are forgotten now and then.
+      if (seen_.size() >= 2 * seen_after_prune_) {
+        std::erase_if(seen_, [](const std::weak_ptr<const kernel_stats>& w) { return w.expired(); });
+        seen_after_prune_ = std::max<std::size_t>(64, seen_.size());
+      }
+      return;
+    }
+    // From the first kernel made with stats on, every kernel seen is kept for the report: the
+    // earlier ones that are alive too.
+    if (promoted_) {
+      kept_.push_back(k);
+      return;
+    }
+    for (const auto& w : seen_) {
+      if (auto p = w.lock()) kept_.push_back(std::move(p));
+    }
+    promoted_ = true;
   }
 
  private:
   stats_report() = default;
   std::mutex mutex_;
-  std::vector<std::shared_ptr<const kernel_stats>> kernels_;
+  std::vector<std::weak_ptr<const kernel_stats>> seen_;
+  std::vector<std::shared_ptr<const kernel_stats>> kept_;
+  bool promoted_ = false;
+  std::size_t seen_after_prune_ = 64;
 };
 
-// Whether this process reports (PARLOOP_STATS, read once). The report is made on the first
-// call that says yes, so that it is destroyed -- and printed -- after every kernel made later.
-inline bool stats_enabled() {
-  static const bool enabled = [] {
-    const bool on = stats_from_environment();
-    if (on) stats_report::instance();
-    return on;
-  }();
-  return enabled;
-}
-
-// A new kernel's counters, in the report where there is one.
+// A new kernel's counters, in the report.
 inline std::shared_ptr<kernel_stats> make_kernel_stats(std::string name) {
   auto k = std::make_shared<kernel_stats>(std::move(name));
-  if (stats_enabled()) stats_report::instance().add(k);
+  stats_report::instance().add(k);
   return k;
 }
 

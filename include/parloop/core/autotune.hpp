@@ -6,22 +6,10 @@
 // or Runtime::set_autotune). exec/autotune.hpp times the candidates.
 #pragma once
 
-#include "parloop/core/environment.hpp"
-
 namespace parloop {
 
 struct autotune {
   friend bool operator==(const autotune&, const autotune&) = default;
 };
 
-namespace detail {
-
-// PARLOOP_AUTOTUNE=1: a runtime's loops that name no strategy and no conflicts are autotuned.
-inline bool autotune_from_environment() {
-  return switch_from_environment("PARLOOP_AUTOTUNE", false,
-                                 "time each loop's candidate launches at its first call and keep the fastest",
-                                 "loops run as the runtime's defaults say");
-}
-
-}  // namespace detail
 }  // namespace parloop

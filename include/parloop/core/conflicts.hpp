@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string_view>
 
-#include "parloop/core/environment.hpp"
 
 namespace parloop {
 
@@ -29,17 +28,4 @@ constexpr std::string_view to_string(conflicts c) {
   return c == conflicts::atomics ? "atomics" : c == conflicts::colors ? "colors" : "blocks";
 }
 
-namespace detail {
-
-// PARLOOP_CONFLICTS=atomics|colors|blocks: a runtime's default; unset or empty, what suits the
-// device (`preferred`).
-inline conflicts conflicts_from_environment(conflicts preferred = conflicts::atomics) {
-  return choice_from_environment<conflicts>(
-      "PARLOOP_CONFLICTS", preferred,
-      {{"atomics", conflicts::atomics, "combining writes through maps are atomic"},
-       {"colors", conflicts::colors, "a launch per colour of elements that share no target"},
-       {"blocks", conflicts::blocks, "OP2's two-level plan: coloured blocks, increments staged in local memory"}});
-}
-
-}  // namespace detail
 }  // namespace parloop

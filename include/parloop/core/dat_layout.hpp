@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
 
 namespace parloop {
@@ -42,15 +41,6 @@ inline std::size_t soa_stride(std::size_t elements) {
         elements, stride));
   }
   return stride;
-}
-
-// PARLOOP_DAT_LAYOUT=soa|aos: how a device runtime keeps its dats; unset or empty, what suits the
-// device (`preferred`).
-inline dat_layout dat_layout_from_environment(dat_layout preferred = dat_layout::soa) {
-  return choice_from_environment<dat_layout>(
-      "PARLOOP_DAT_LAYOUT", preferred,
-      {{"soa", dat_layout::soa, "a device keeps each component of a dat together"},
-       {"aos", dat_layout::aos, "element by element, as the host does"}});
 }
 
 // Copies `elements` elements of `dim` scalars of `scalar` bytes from element-major `from` to

@@ -15,7 +15,6 @@
 
 #include "parloop/config.hpp"
 #include "parloop/core/access.hpp"
-#include "parloop/core/environment.hpp"
 #include "parloop/core/scalar_type.hpp"
 
 namespace parloop {
@@ -47,12 +46,6 @@ class rank_link {
   virtual bool all(bool mine) = 0;
   // Root's bytes on every rank.
   virtual void broadcast(std::string& bytes, int root) = 0;
-
-  // PARLOOP_MPI_CHECK=1: each distributed loop first checks, collectively, that every rank runs
-  // it and agrees on which halos are stale -- what a program that made other calls on some ranks
-  // (a host write to a distributed dat on one rank) would otherwise see as a hang or wrong values.
-  const bool checks_calls = detail::switch_from_environment(
-      "PARLOOP_MPI_CHECK", false, "each distributed loop checks that the ranks made the same calls", "no check");
 
  private:
   static std::uint64_t next_id() {

@@ -13,10 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "parloop/core/autotune.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
-#include "parloop/core/environment.hpp"
+#include "parloop/core/settings.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/thread_count.hpp"
 #include "parloop/core/thread_pool.hpp"
@@ -56,6 +55,8 @@ inline std::uint64_t next_backend_id() {
 
 struct runtime_state {
   backend_kind kind = backend_kind::host;
+  // What the environment (or the program) said when the runtime opened.
+  parloop::settings settings;
   // Null on the host backend. Held without knowing its interface (fwd.hpp), so that core
   // depends on nothing above it.
   std::shared_ptr<device_backend> backend;
@@ -88,9 +89,10 @@ struct runtime_state {
 
 // A device backend built into the program.
 struct backend_entry {
-  // Whether a device can be opened now; the backend discovers its devices once per process.
-  backend_status (*status)();
-  // Opens the device the environment selects into `state`; returns why it cannot, else "".
+  // Whether the device `s` selects can be opened now; the backend discovers its devices once
+  // per process.
+  backend_status (*status)(const settings& s);
+  // Opens the device state.settings selects into `state`; returns why it cannot, else "".
   std::string (*open)(runtime_state& state);
 };
 
@@ -116,19 +118,30 @@ inline std::string not_built(backend_kind kind) {
                      backend_name(kind));
 }
 
-inline backend_status status_of(backend_kind kind) {
+inline backend_status status_of(backend_kind kind, const settings& s = settings::from_environment()) {
   if (runs_lambdas(kind)) return {kind, true, ""};
   const backend_entry* entry = backend_entry_of(kind);
-  return entry != nullptr ? entry->status() : backend_status{kind, false, not_built(kind)};
+  return entry != nullptr ? entry->status(s) : backend_status{kind, false, not_built(kind)};
+}
+
+// The state's fields `s` decides before a backend opens, and the process's switches.
+inline void apply(runtime_state& state, const settings& s) {
+  state.settings = s;
+  state.default_conflicts = s.conflicts.value_or(conflicts::atomics);
+  state.autotune = s.autotune;
+  state.trace_checks = s.check_traces;
+  process_settings().log.store(s.log);
+  if (s.stats) process_settings().stats.store(true);
 }
 
 }  // namespace detail
 
-// Every backend parloop knows, best first, with whether it is usable here: a GPU (CUDA, then
-// OpenCL), the CPU's cores (threads, then OpenCL on a CPU device), one core (host).
-inline std::vector<backend_status> backends() {
-  std::vector<backend_status> out{detail::status_of(backend_kind::cuda), detail::status_of(backend_kind::opencl),
-                                  detail::status_of(backend_kind::threads), detail::status_of(backend_kind::host)};
+// Every backend parloop knows, best first, with whether it is usable here (on the devices `s`
+// selects): a GPU (CUDA, then OpenCL), the CPU's cores (threads, then OpenCL on a CPU device),
+// one core (host).
+inline std::vector<backend_status> backends(const settings& s = settings::from_environment()) {
+  std::vector<backend_status> out{detail::status_of(backend_kind::cuda, s), detail::status_of(backend_kind::opencl, s),
+                                  detail::status_of(backend_kind::threads, s), detail::status_of(backend_kind::host, s)};
   if (out[1].cpu_device) std::swap(out[1], out[2]);
   return out;
 }
@@ -138,40 +151,16 @@ inline std::vector<backend_status> backends() {
 // thread and runtime. Opening runtimes is safe from any thread.
 class Runtime {
  public:
+  // The backend and everything else the environment says (settings::from_environment):
   // PARLOOP_BACKEND=host|threads|opencl|cuda chooses; unset or empty, the best available backend.
-  static Runtime open() {
-    const std::optional<backend_kind> named = detail::choice_from_environment<std::optional<backend_kind>>(
-        "PARLOOP_BACKEND", std::nullopt,
-        {{"host", backend_kind::host, "the CPU, one element after another: the reference"},
-         {"threads", backend_kind::threads, "the CPU's cores, a pool of threads"},
-         {"opencl", backend_kind::opencl, "an OpenCL device"},
-         {"cuda", backend_kind::cuda, "an NVIDIA GPU through the CUDA driver"}},
-        "the best available backend");
-    return named ? open(*named) : open_best();
-  }
+  static Runtime open() { return open(parloop::settings::from_environment()); }
 
-  // Opening the host backend touches no device API.
-  static Runtime open(backend_kind kind) {
-    auto state = std::make_shared<detail::runtime_state>();
-    state->kind = kind;
-    state->default_conflicts = detail::conflicts_from_environment();
-    state->autotune = detail::autotune_from_environment();
-    state->trace_checks = detail::trace_checks_from_environment();
-    if (kind == backend_kind::threads) {
-      const int threads = detail::threads_from_environment();
-      state->threads = std::make_shared<detail::thread_pool>(threads, detail::pinning_from_environment(),
-                                                             detail::spin_for(threads));
-      state->device_name = fmt::format("{} threads", state->threads->size());
-      state->threads_id = detail::next_backend_id();
-    } else if (kind != backend_kind::host) {
-      const detail::backend_entry* entry = detail::backend_entry_of(kind);
-      const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
-      if (!reason.empty()) {
-        throw backend_unavailable("backend '" + std::string(backend_name(kind)) + "' is not available: " + reason);
-      }
-    }
-    return Runtime(std::move(state));
-  }
+  // As `s` says, the environment unread: s.backend, else the best available backend.
+  static Runtime open(const parloop::settings& s) { return s.backend ? open_kind(*s.backend, s) : open_best(s); }
+
+  // Backend `kind`, the rest as the environment says. Opening the host backend touches no device
+  // API.
+  static Runtime open(backend_kind kind) { return open_kind(kind, parloop::settings::from_environment()); }
 
   backend_kind kind() const { return state_->kind; }
   std::string_view name() const { return backend_name(state_->kind); }
@@ -224,6 +213,9 @@ class Runtime {
     if (state_->memory != nullptr) state_->memory->synchronize();
   }
 
+  // What the environment (or the program) said when this runtime opened.
+  const parloop::settings& settings() const { return state_->settings; }
+
   friend bool operator==(const Runtime& a, const Runtime& b) { return a.state_ == b.state_; }
 
   // For the backends and the library's internals.
@@ -231,24 +223,41 @@ class Runtime {
   const std::shared_ptr<detail::runtime_state>& state() const { return state_; }
 
  private:
+  static Runtime open_kind(backend_kind kind, const parloop::settings& s) {
+    auto state = std::make_shared<detail::runtime_state>();
+    state->kind = kind;
+    detail::apply(*state, s);
+    if (kind == backend_kind::threads) {
+      state->threads = std::make_shared<detail::thread_pool>(s.threads, s.threads_pin, detail::spin_for(s.threads));
+      state->device_name = fmt::format("{} threads", state->threads->size());
+      state->threads_id = detail::next_backend_id();
+    } else if (kind != backend_kind::host) {
+      const detail::backend_entry* entry = detail::backend_entry_of(kind);
+      const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
+      if (!reason.empty()) {
+        throw backend_unavailable("backend '" + std::string(backend_name(kind)) + "' is not available: " + reason);
+      }
+    }
+    return Runtime(std::move(state));
+  }
+
   // The first available backend, best first. A device the environment asks for and that is not
   // there is an error, not a reason to run somewhere else: a backend's own variable
   // (PARLOOP_OPENCL_DEVICE) binds that backend; PARLOOP_DEVICE takes the best backend that has
   // such a device, and never the host.
-  static Runtime open_best() {
-    const char* named = detail::environment_value("PARLOOP_DEVICE");
-    const bool any_device_named = named != nullptr;
+  static Runtime open_best(const parloop::settings& s) {
+    const bool any_device_named = !s.device.empty();
     std::string reasons;
-    for (const backend_status& s : backends()) {
-      if (runs_lambdas(s.kind) && any_device_named) continue;
-      if (s.available) return open(s.kind);
-      if (s.device_requested) {
-        throw backend_unavailable("backend '" + std::string(backend_name(s.kind)) + "' is not available: " + s.reason);
+    for (const backend_status& b : backends(s)) {
+      if (runs_lambdas(b.kind) && any_device_named) continue;
+      if (b.available) return open_kind(b.kind, s);
+      if (b.device_requested) {
+        throw backend_unavailable("backend '" + std::string(backend_name(b.kind)) + "' is not available: " + b.reason);
       }
-      reasons += fmt::format("\n  {}: {}", backend_name(s.kind), s.reason);
+      reasons += fmt::format("\n  {}: {}", backend_name(b.kind), b.reason);
     }
     if (any_device_named) {
-      throw backend_unavailable(fmt::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", named, reasons));
+      throw backend_unavailable(fmt::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", s.device, reasons));
     }
     throw backend_unavailable("no backend is available");
   }

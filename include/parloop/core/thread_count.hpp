@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// How many threads the threads backend runs on, and whether it pins them, from the environment:
+// How many threads the threads backend runs on where the program does not say (settings::threads):
 // PARLOOP_THREADS, else OMP_NUM_THREADS (what a user of OpenMP codes has already set; a value
 // that is not a count is warned of and left), else this rank's CPUs: all its affinity mask where
 // a launcher or batch system gave it a part of the machine, the machine's shared among the MPI
 // ranks of its node where its mask is the whole machine, so that ranks x threads never
-// oversubscribe the node by default. PARLOOP_THREADS_PIN=1 binds each thread to a CPU.
+// oversubscribe the node by default.
 #pragma once
 
 #include <algorithm>
@@ -115,11 +115,5 @@ inline int threads_from_environment() {
 // How long the pool's waiting threads spin (thread_pool.hpp says why): long while the node's
 // ranks x threads fit its CPUs, briefly where they oversubscribe them.
 inline std::chrono::microseconds spin_for(int threads) { return threads <= cpus_for_rank() ? spin_alone : spin_shared; }
-
-inline bool pinning_from_environment() {
-  return switch_from_environment("PARLOOP_THREADS_PIN", false,
-                                 "binds worker thread i to the i-th CPU the process may use",
-                                 "leaves the threads where the system puts them");
-}
 
 }  // namespace parloop::detail

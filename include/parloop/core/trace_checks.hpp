@@ -5,11 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
-#include <fmt/format.h>
-
-#include "parloop/core/environment.hpp"
 
 namespace parloop {
 
@@ -39,17 +34,6 @@ constexpr bool trace_checked(trace_checks mode, std::uint64_t n) {
     case trace_checks::sampled: return n < trace_checks_first || n % trace_checks_every == 0;
   }
   return true;
-}
-
-// PARLOOP_CHECK_TRACES: sampled unless set; 1 checks every call, 0 none.
-inline trace_checks trace_checks_from_environment() {
-  const std::string sampled = fmt::format("the first {} calls of each kernel's signature, then one in {}",
-                                          trace_checks_first, trace_checks_every);
-  return choice_from_environment<trace_checks>(
-      "PARLOOP_CHECK_TRACES", trace_checks::sampled,
-      {{"sampled", trace_checks::sampled, sampled},
-       {"1", trace_checks::every_call, "every call traces its kernel again"},
-       {"0", trace_checks::off, "a kernel is traced once per argument signature"}});
 }
 
 }  // namespace detail

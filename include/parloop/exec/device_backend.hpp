@@ -11,8 +11,9 @@
 //                 PARLOOP_COMPILED
 //   backend.hpp   the device_backend below: what it is (describe, signature, facts, dialect),
 //                 its strategies, build, load, and its memory(), memory.hpp's
-//   device.hpp    the devices the API lists, what each can do, the one the environment selects
-//                 (PARLOOP_<NAME>_DEVICE, else PARLOOP_DEVICE), and its context
+//   device.hpp    the devices the API lists, what each can do, the one the settings select
+//                 (settings::device_for: PARLOOP_<NAME>_DEVICE, else PARLOOP_DEVICE), and its
+//                 context
 //   compile.hpp   source to binary with the API's compiler; a failure is a compile_error with
 //                 the compiler's log
 //   launch.hpp    the launcher: a loaded kernel, its record and its enqueue
@@ -54,7 +55,6 @@
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/config.hpp"
-#include "parloop/core/environment.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/core/validity.hpp"
@@ -134,11 +134,13 @@ class launcher_owner {
 
 class device_backend : public device_memory {
  public:
-  explicit device_backend(device_defaults defaults = gpu_defaults)
+  // `s` as the runtime opening it says; what it leaves to the device, `defaults`.
+  device_backend(const parloop::settings& s, device_defaults defaults)
       : id_(next_backend_id()),
-        options_(codegen_options_from_environment(defaults.dats)),
-        conflicts_(conflicts_from_environment(defaults.writes)),
-        disk_(cache::disk_cache::from_environment()) {}
+        settings_(s),
+        options_{.check_indices = s.check_indices, .dats = s.dat_layout.value_or(defaults.dats)},
+        conflicts_(s.conflicts.value_or(defaults.writes)),
+        disk_(cache::disk_cache::open(s)) {}
   // Every owner drops this backend's launchers before its memory and device go.
   ~device_backend() override {
     std::vector<std::weak_ptr<launcher_owner>> owners;
@@ -177,6 +179,8 @@ class device_backend : public device_memory {
   // process that loads it compile that again (docs/performance.md, disk cache).
   virtual bool records_after_first_launch() const { return false; }
 
+  // What the runtime it opened for was told.
+  const parloop::settings& settings() const { return settings_; }
   // Partials and counters of global reductions, kept between launches.
   exec::reduction_scratch& scratch() { return scratch_; }
   // How this backend's kernels are written (index checks on or off, how dats lie), fixed when
@@ -185,7 +189,7 @@ class device_backend : public device_memory {
   // How its loops that name none keep combining writes through maps apart: PARLOOP_CONFLICTS
   // when it opened, else the device's own way.
   conflicts default_conflicts() const { return conflicts_; }
-  // The disk cache its kernels are kept in, as the environment said when it opened; null for none.
+  // The disk cache its kernels are kept in, as its settings say; null for none.
   const std::shared_ptr<const cache::disk_cache>& disk() const { return disk_; }
   // The record of the index checks, and where the host looks at it.
   exec::index_errors& index_errors() { return index_errors_; }
@@ -225,6 +229,7 @@ class device_backend : public device_memory {
 
  private:
   std::uint64_t id_;
+  parloop::settings settings_;
   codegen::options options_;
   conflicts conflicts_;
   std::shared_ptr<const cache::disk_cache> disk_;
@@ -236,6 +241,7 @@ class device_backend : public device_memory {
 
 // Makes `state` the state of a runtime on `backend`: what a backend's open does.
 inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend) {
+  apply(state, backend->settings());
   state.kind = backend->signature().backend;
   state.memory = backend.get();
   state.device_name = backend->describe();
@@ -248,7 +254,7 @@ inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend
 
 // A backend's status: available unless `check` throws backend_unavailable, whose message is the
 // reason; `check` returns whether the device it would open is a CPU. `requested` says whether
-// the environment names a device of this backend.
+// the settings name a device of this backend.
 template <class Check>
 backend_status status_with(backend_kind kind, bool requested, Check&& check) {
   try {

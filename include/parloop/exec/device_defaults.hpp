@@ -1,22 +1,18 @@
 // SPDX-License-Identifier: MIT
-// What a device backend does where the program names nothing, and what the environment may say
-// instead, read once when the backend opens: how dats lie and combining writes are kept apart
-// (a GPU's way or a CPU's), whether generated code checks indices, fast math, and a GPU's
-// autotuning candidates.
+// What a device backend does where neither the program nor its settings say: how dats lie and
+// combining writes are kept apart (a GPU's way or a CPU's), and a GPU's autotuning candidates.
 #pragma once
 
 #include <algorithm>
 #include <vector>
 
-#include "parloop/codegen/layout.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/dat_layout.hpp"
-#include "parloop/core/environment.hpp"
 #include "parloop/core/strategy.hpp"
 
 namespace parloop::detail {
 
-// What suits a device where the environment names nothing: on a GPU, dats by components (each
+// What suits a device where the settings name nothing: on a GPU, dats by components (each
 // component's values of neighbouring work-items side by side) and atomic combining writes. On a
 // CPU a work-item runs through consecutive elements, whose components are then side by side only
 // element by element, and an atomic is a locked instruction where colours cost nothing but the
@@ -26,20 +22,6 @@ struct device_defaults {
   conflicts writes = conflicts::atomics;
 };
 inline constexpr device_defaults gpu_defaults{}, cpu_defaults{dat_layout::aos, conflicts::colors};
-
-// Whether generated code checks computed indices (PARLOOP_CHECK_INDICES=0 turns it off), and
-// how the device keeps dats (PARLOOP_DAT_LAYOUT, else the device's own way).
-inline codegen::options codegen_options_from_environment(dat_layout preferred) {
-  return {.check_indices = switch_from_environment("PARLOOP_CHECK_INDICES", true,
-                                                   "check computed indices on the device", "do not"),
-          .dats = dat_layout_from_environment(preferred)};
-}
-
-// Whether device compilers may trade IEEE accuracy for speed (approximate division, square root
-// and transcendentals): PARLOOP_FAST_MATH=1 turns it on; off, host and device agree to rounding.
-inline bool fast_math_from_environment() {
-  return switch_from_environment("PARLOOP_FAST_MATH", false, "the device compiler's fast math", "IEEE arithmetic");
-}
 
 // A GPU's candidates for autotuning, `preferred` first: one element per work-item in blocks of
 // 128 to 512, vectors of two or four elements per work-item, and grids of four or eight blocks

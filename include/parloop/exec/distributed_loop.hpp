@@ -219,7 +219,7 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   }
   signature_entry& entry = entry_of(call.kernels, name, args, call.callbacks.make_ir, &set);
   check_trace(call, entry);
-  if (d.link->checks_calls) check_same_calls(name, set, d, runs_exec_halo, args);
+  if (set.runtime().settings().mpi_check) check_same_calls(name, set, d, runs_exec_halo, args);
   // An autotuned loop launches as rank 0 chose (timed there before any value changes), so that
   // every rank runs alike; its kernels are then agreed on as any loop's. Over a subset, the named
   // launch, as on one process.

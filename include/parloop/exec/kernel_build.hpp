@@ -18,16 +18,20 @@
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
+#include "parloop/exec/dump_source.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
 
-// The source of `k` for `device`, launched with strategy `s` and combining writes kept apart so.
+// The source of `k` for `device`, launched with strategy `s` and combining writes kept apart so;
+// dumped where its settings ask.
 inline codegen::kernel_source source_for(const ir::kernel& k, device_backend& device, const strategy& s,
                                          conflicts writes) {
   codegen::options options = device.codegen_options();
   options.writes = writes;
-  return codegen::make_source(k, device.dialect(), s, options);
+  codegen::kernel_source source = codegen::make_source(k, device.dialect(), s, options);
+  if (!device.settings().dump_source.empty()) dump_source(source.code, device.settings().dump_source);
+  return source;
 }
 
 // Everything that changes the binary of `source` on `device`: what its disk entry is keyed by.

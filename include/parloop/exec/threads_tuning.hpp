@@ -169,11 +169,11 @@ inline std::optional<int> stored_block(const cache::disk_cache& disk, const cach
   return block;
 }
 
-// The block size for the call over r: the disk cache's (PARLOOP_CACHE, read when a loop is
-// tuned), else timed now and stored there.
+// The block size for the call over r: the disk cache's (the runtime's settings say which), else
+// timed now and stored there.
 inline int choose_thread_block(runtime_state& state, const loop_call& call, const signature_entry& entry, range r) {
   const int size = size_class(r.end - r.start);
-  const std::shared_ptr<cache::disk_cache> disk = entry.ir != nullptr ? cache::disk_cache::from_environment() : nullptr;
+  const std::shared_ptr<cache::disk_cache> disk = entry.ir != nullptr ? cache::disk_cache::open(state.settings) : nullptr;
   std::optional<cache::key_material> material;
   std::string key;
   if (disk != nullptr) {

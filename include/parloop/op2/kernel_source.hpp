@@ -29,18 +29,11 @@
 
 namespace parloop::op2 {
 
-// The folders kernel headers are looked for in, in order.
-inline std::vector<std::filesystem::path> kernel_folders(const char* call_file) {
-  std::vector<std::filesystem::path> folders;
-  if (const char* named = detail::environment_value("PARLOOP_OP2_KERNELS")) {
-    std::string_view rest(named);
-    while (!rest.empty()) {
-      const std::size_t colon = rest.find(':');
-      if (colon != 0) folders.emplace_back(rest.substr(0, colon));
-      if (colon == std::string_view::npos) break;
-      rest.remove_prefix(colon + 1);
-    }
-  }
+// The folders kernel headers are looked for in, in order: `named` (settings::op2_kernels), then
+// the calling file's.
+inline std::vector<std::filesystem::path> kernel_folders(const std::vector<std::filesystem::path>& named,
+                                                         const char* call_file) {
+  std::vector<std::filesystem::path> folders = named;
   if (call_file != nullptr) {
     const std::filesystem::path beside = std::filesystem::path(call_file).parent_path();
     folders.push_back(beside.empty() ? std::filesystem::path(".") : beside);
@@ -66,8 +59,9 @@ inline std::vector<std::filesystem::path> application_sources(const char* call_f
 // Kernel `kernel`'s C source, found as OP2's translators find it: its header k.h, its #include lines
 // resolved beside it and in the same folders; else its definition in the application's own
 // source, with the functions it calls and the macros it names from the same file.
-inline std::string kernel_source(const std::string& kernel, const char* call_file) {
-  const std::vector<std::filesystem::path> folders = kernel_folders(call_file);
+inline std::string kernel_source(const std::string& kernel, const std::vector<std::filesystem::path>& named,
+                                 const char* call_file) {
+  const std::vector<std::filesystem::path> folders = kernel_folders(named, call_file);
   std::string searched;
   for (const std::filesystem::path& f : folders) {
     const std::filesystem::path header = f / (kernel + ".h");
@@ -97,8 +91,8 @@ inline std::string kernel_source(const std::string& kernel, const char* call_fil
 // The application's user_types.h, where the kernel folders have one, its includes resolved: OP2's
 // translators put it in front of every kernel they generate, for the helper functions and types
 // kernels share.
-inline std::string user_types_source(const char* call_file) {
-  const std::vector<std::filesystem::path> folders = kernel_folders(call_file);
+inline std::string user_types_source(const std::vector<std::filesystem::path>& named, const char* call_file) {
+  const std::vector<std::filesystem::path> folders = kernel_folders(named, call_file);
   for (const std::filesystem::path& f : folders) {
     const std::filesystem::path file = f / "user_types.h";
     if (std::optional<std::string> text = detail::source_file_text(file)) {
@@ -129,8 +123,9 @@ inline kernel_record& record_for(program& p, const char* kernel_name, const char
   const bool device = !runs_lambdas(p.runtime.kind());
   if (!r.header) {
     try {
-      r.header = kernel_source(kernel, file);
-      r.user_types = user_types_source(file);
+      const std::vector<std::filesystem::path>& named = p.runtime.settings().op2_kernels;
+      r.header = kernel_source(kernel, named, file);
+      r.user_types = user_types_source(named, file);
       detail::check_source_kernel_name(kernel);
     } catch (const argument_error&) {
       if (device) throw;

@@ -64,11 +64,7 @@ inline void order_mesh(program& p) {
   p.ordered = true;
   // Over MPI each rank ordered its own share when op_partition distributed the mesh.
   if (p.mpi) return;
-  if (p.maps.empty() || !detail::switch_from_environment("PARLOOP_OP2_RENUMBER", true,
-                                                          "the sets are renumbered for locality before the first loop",
-                                                          "the sets keep the order they were declared in")) {
-    return;
-  }
+  if (p.maps.empty() || !p.runtime.settings().op2_renumber) return;
   const op_set_core* best = nullptr;
   std::size_t most = 0;
   for (const auto& s : p.sets) {

@@ -33,11 +33,12 @@ inline constexpr vectors_across_workgroups default_loop_strategy{128, 2};
 class backend final : public parloop::detail::device_backend {
  public:
   // Throws backend_unavailable where NVRTC is missing or cannot compile for the device.
-  explicit backend(const device& d)
-      : ctx_(std::make_shared<const context>(d)),
+  // On `d`, as `s` says.
+  backend(const device& d, const parloop::settings& s)
+      : parloop::detail::device_backend(s, parloop::detail::gpu_defaults),
+        ctx_(std::make_shared<const context>(d)),
         memory_(ctx_),
-        target_(target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(),
-                           parloop::detail::fast_math_from_environment())) {
+        target_(target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(), s.fast_math)) {
     signature_.backend = backend_kind::cuda;
     signature_.platform = "CUDA";
     signature_.device = d.name;
@@ -116,14 +117,12 @@ class backend final : public parloop::detail::device_backend {
 
 namespace detail {
 
-// Whether the environment names a device of this backend in particular: when it names none that
-// exists, choosing the best backend fails rather than quietly taking another.
-inline bool device_requested() { return exec::backend_device_named("PARLOOP_CUDA_DEVICE"); }
-
-// Unavailable without a driver, a device, NVRTC, or an NVRTC that compiles for the device.
-inline backend_status status() {
-  return parloop::detail::status_with(backend_kind::cuda, device_requested(), [] {
-    const device d = chosen_device();
+// Unavailable without a driver, a device, NVRTC, or an NVRTC that compiles for the device. Where
+// `s` names a device of this backend in particular and it is not there, choosing the best
+// backend fails rather than quietly taking another.
+inline backend_status status(const settings& s) {
+  return parloop::detail::status_with(backend_kind::cuda, s.device_named_for(backend_kind::cuda), [&] {
+    const device d = chosen_device(s);
     target_for(10 * d.major + d.minor, nvrtc::get().supported_archs(), false);
     return false;
   });
@@ -131,7 +130,7 @@ inline backend_status status() {
 
 inline std::string open(parloop::detail::runtime_state& state) {
   return parloop::detail::open_with(
-      state, [] { return std::make_shared<backend>(chosen_device()); });
+      state, [&] { return std::make_shared<backend>(chosen_device(state.settings), state.settings); });
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "parloop/backend/cuda/driver.hpp"
+#include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_choice.hpp"
 
@@ -98,9 +99,11 @@ inline device select_device(const std::vector<device>& all, const std::string& s
   throw backend_unavailable(fmt::format("CUDA: no device is numbered or named '{}'; the devices are:{}", selector, list));
 }
 
-// The device the environment selects: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE, else the local
-// rank's (exec::device_from_environment).
-inline device chosen_device() { return exec::device_from_environment(devices(), "PARLOOP_CUDA_DEVICE", select_device); }
+// The device `s` selects: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE, else the local rank's
+// (exec::device_selected).
+inline device chosen_device(const settings& s) {
+  return exec::device_selected(devices(), s.device_for(backend_kind::cuda), select_device);
+}
 
 // The device's primary context, retained, and one stream of this context's own: work on it runs
 // in order. The driver's calls act on the calling thread's current context, so every entry

@@ -39,11 +39,11 @@ inline cache::device_signature signature_of(const device& d, const std::string& 
 class backend final : public parloop::detail::device_backend {
  public:
   // The device facts come from `d`; a test may pass a copy with features removed.
-  explicit backend(const device& d)
-      : parloop::detail::device_backend(d.is_gpu ? parloop::detail::gpu_defaults : parloop::detail::cpu_defaults),
+  backend(const device& d, const parloop::settings& s)
+      : parloop::detail::device_backend(s, d.is_gpu ? parloop::detail::gpu_defaults : parloop::detail::cpu_defaults),
         ctx_(d),
         memory_(ctx_),
-        build_options_(parloop::detail::fast_math_from_environment() ? "-cl-fast-relaxed-math" : ""),
+        build_options_(s.fast_math ? "-cl-fast-relaxed-math" : ""),
         signature_(signature_of(d, build_options_)) {}
 
   std::string describe() const override { return "OpenCL " + ctx_.device().describe(); }
@@ -134,18 +134,16 @@ class backend final : public parloop::detail::device_backend {
 
 namespace detail {
 
-// Whether the environment names a device of this backend in particular: when it names none that
-// exists, choosing the best backend fails rather than quietly taking another.
-inline bool device_requested() { return exec::backend_device_named("PARLOOP_OPENCL_DEVICE"); }
-
-inline backend_status status() {
-  return parloop::detail::status_with(backend_kind::opencl, device_requested(),
-                                      [] { return !chosen_device().is_gpu; });
+// Where `s` names a device of this backend in particular and it is not there, choosing the best
+// backend fails rather than quietly taking another.
+inline backend_status status(const settings& s) {
+  return parloop::detail::status_with(backend_kind::opencl, s.device_named_for(backend_kind::opencl),
+                                      [&] { return !chosen_device(s).is_gpu; });
 }
 
 inline std::string open(parloop::detail::runtime_state& state) {
   return parloop::detail::open_with(
-      state, [] { return std::make_shared<backend>(chosen_device()); });
+      state, [&] { return std::make_shared<backend>(chosen_device(state.settings), state.settings); });
 }
 
 }  // namespace detail

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "parloop/backend/opencl/cl.hpp"
+#include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_choice.hpp"
 
@@ -134,10 +135,10 @@ inline device select_device(const std::vector<device>& all, const std::string& s
   throw backend_unavailable(fmt::format("OpenCL: no device matches '{}'; the devices are:{}", selector, list()));
 }
 
-// The device the environment selects: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE, else the local
-// rank's GPU (exec::device_from_environment).
-inline device chosen_device() {
-  return exec::device_from_environment(devices(), "PARLOOP_OPENCL_DEVICE", select_device);
+// The device `s` selects: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE, else the local rank's GPU
+// (exec::device_selected).
+inline device chosen_device(const settings& s) {
+  return exec::device_selected(devices(), s.device_for(backend_kind::opencl), select_device);
 }
 
 using queue_handle = handle<cl_command_queue, clReleaseCommandQueue>;
