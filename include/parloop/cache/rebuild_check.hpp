@@ -2,7 +2,7 @@
 // Whether a disk cache entry's binary is what its stored source compiles to: the entry's source
 // built again, with its options, by the compiler its signature names, compared byte for byte.
 // A checksum and a key only show that an entry is whole and filed under its own source; an
-// entry whose binary was swapped and resealed passes both (docs/design.md, "What an import trusts").
+// entry whose binary was swapped and resealed passes both (docs/disk-cache.md, "What an import trusts").
 // A backend says whether its compiler is here (backend/<name>/rebuild.hpp); this is what both
 // backends then do with the builds.
 #pragma once
