@@ -210,8 +210,9 @@ class disk_cache {
   // Whether the levels parloop made below the cache folder -- `<backend>` and `<backend>/<hh>`,
   // `folder` being the latter -- are folders of this user that no one else can write, as the
   // cache folder is (open). A level that is not is said once, and its entries are neither read
-  // nor written: another user could have put or swapped them (a 777 level under a 700 folder was
-  // once used as it was). A level not there yet is no entry to read.
+  // nor written: another user could have put or swapped them (a 777 level under a 700 folder
+  // too: the folder may have been tightened after they did). A level not there yet is no entry
+  // to read.
   bool private_levels(const std::filesystem::path& folder) const {
     for (const std::filesystem::path& level : {folder.parent_path(), folder}) {
       struct stat st {};

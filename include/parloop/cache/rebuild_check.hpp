@@ -31,7 +31,7 @@ struct rebuild_verdict {
 };
 
 // Builds twice: a compiler whose two builds differ is one whose binaries cannot be compared
-// (PoCL's differ in about a thousand of 65 000 bytes); otherwise the stored binary is compared
+// (PoCL's differ from build to build); otherwise the stored binary is compared
 // with the rebuilt one. `build` returns a binary; a source that does not compile cannot have
 // given the stored one. Where a stored binary may hold more than a build gives (an OpenCL
 // program read after its first launch), `unequal_proves_nothing` says why, and a binary unlike

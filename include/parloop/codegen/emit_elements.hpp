@@ -103,8 +103,7 @@ inline void emitter::vector_elements(source_writer& w, int width) {
     return uses;
   };
   // Each element's copy of the body; where the range cuts the work-item's elements, each
-  // guarded by its own test (a loop over them took NVRTC half as long again as the whole
-  // kernel without it).
+  // guarded by its own test (a loop over them takes NVRTC markedly longer).
   const auto each_element = [&](const std::vector<bool>& vectored, bool guarded) {
     for (int j = 0; j < width; ++j) {
       if (guarded) w.open("if ({})", in_range(j));

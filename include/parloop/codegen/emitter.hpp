@@ -100,7 +100,7 @@ class emitter {
   // How the body reaches an argument: a private copy gathered before and scattered after the
   // body, a private partial result, or a constant read once per work-item. Direct arguments are
   // private copies too: through pointers into their buffers, which the compiler must assume may
-  // meet, every access went to memory (Airfoil's update, docs/performance.md).
+  // meet, every access would go to memory (docs/performance.md, Airfoil on the GPU).
   enum class holding { private_copy, partial, constant };
 
   bool raw() const { return !k_.raw_source.empty(); }

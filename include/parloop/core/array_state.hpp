@@ -85,8 +85,8 @@ using host_vector = std::vector<T, untouched_allocator<T>>;
 // by fill(part, values): on the threads backend, each thread writes the part of the elements it
 // runs in a direct loop (core/thread_pool.hpp's part_of), so that a machine whose memory is
 // nearer some cores than others -- several sockets, or a virtual machine over them -- keeps
-// each thread's part near it (on 16 cores of the GPU machine, a direct loop over values written
-// by one thread ran at two thirds of the bandwidth).
+// each thread's part near it (values one thread wrote all lie near that thread's cores, and a
+// direct loop over them loses bandwidth).
 template <class T, class Fill>
 host_vector<T> placed(const Runtime& rt, const std::optional<Set>& on, std::size_t count, Fill fill) {
   host_vector<T> values(count);

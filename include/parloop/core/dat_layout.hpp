@@ -19,8 +19,8 @@ enum class dat_layout : std::uint8_t {
   // Array of structures: element e's component k at e * dim + k, as on the host.
   aos,
   // Structure of arrays (OP2's OP_AUTO_SOA): component k of element e at k * stride + e, so that
-  // neighbouring work-items read neighbouring values of each component (Airfoil's res_calc by
-  // hand on the H200 runs in half the time: docs/performance.md). The stride is the set's size
+  // neighbouring work-items read neighbouring values of each component, in fewer memory
+  // transactions (docs/performance.md, Airfoil on the GPU). The stride is the set's size
   // rounded up to soa_alignment elements: each component starts aligned for vectors.
   soa,
 };

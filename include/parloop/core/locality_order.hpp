@@ -55,9 +55,9 @@ inline std::size_t cuthill_mckee_from(const adjacency& g, index_t start, std::ve
 
 // A start for Cuthill-McKee in `start`'s component, of nearly the greatest eccentricity: the
 // lowest-degree vertex of the last level of a breadth-first walk from `start` (George and Liu's
-// first step). Their further rounds, walking again from there while that finds more levels, found
-// a level more each on a grid, for no narrower an order, and each walk of a randomly numbered
-// graph of 720 000 cells is 50-80 ms of cache misses. Leaves `seen` as it found it.
+// first step). Their further rounds, walking again from there while that finds more levels, find
+// little more on a mesh (a level more, for no narrower an order), and each walk of a large,
+// randomly numbered graph is mostly cache misses. Leaves `seen` as it found it.
 inline index_t peripheral_vertex(const adjacency& g, index_t start, std::vector<char>& seen) {
   std::vector<index_t> walked;
   const std::size_t last_level = cuthill_mckee_from(g, start, seen, walked);
@@ -90,7 +90,7 @@ inline std::vector<index_t> inverse_order(std::span<const index_t> old_of_new) {
 // targets (each row's smallest, then its next smallest): edges by the cells they touch.
 inline std::vector<index_t> order_by_targets(const map_rows& m, std::span<const index_t> new_of_old) {
   // Each row's two smallest new targets in one key (rows with more that tie on those keep their
-  // order): sorting 1.4 million edges so took a third of the time a comparison of whole rows did.
+  // order): sorting integer keys is much cheaper than comparing whole rows.
   std::vector<std::pair<std::uint64_t, index_t>> keyed(m.rows());
   for (std::size_t r = 0; r < keyed.size(); ++r) {
     std::uint64_t low = ~std::uint64_t{0}, next = ~std::uint64_t{0};

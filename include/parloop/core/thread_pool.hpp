@@ -2,7 +2,7 @@
 // The threads backend's workers: a pool that runs one job at a time on each of its threads, the
 // calling thread as thread 0, and a barrier for the job's steps (the colours of a loop). Waiting
 // threads spin briefly before they sleep (on the futex under std::atomic::wait), so that loops
-// called back to back start in about a microsecond, and an idle pool costs no CPU.
+// called back to back start without waiting for a wake-up, and an idle pool costs no CPU.
 #pragma once
 
 #include <algorithm>
@@ -26,14 +26,14 @@
 namespace parloop::detail {
 
 // How long a waiting thread spins before it sleeps, by the clock: pause instructions differ
-// tenfold in cost between processors. A thread woken from sleep (a futex, an inter-processor
+// widely in cost between processors. A thread woken from sleep (a futex, an inter-processor
 // interrupt, in a virtual machine an exit to the hypervisor) starts tens to hundreds of
-// microseconds late, and at a full machine some thread of a loop is often that late: on the GPU
-// machine's 16 cores, at 16 threads, Airfoil took 1.48-1.54x hand-written OpenMP when threads
-// slept after 200 us, 1.04-1.20x after 1 to 20 ms (libgomp spins about as long). Where the node
-// has more threads than CPUs, a spinning thread holds the CPU that a working one needs: spin
-// briefly then, as libgomp does. Under ThreadSanitizer each load of the spin costs a hundred
-// times as much: sleep sooner. PARLOOP_POOL_SPIN_US, at compile time, sets both.
+// microseconds late, and at a full machine some thread of a loop is often that late: a pool
+// whose threads sleep that soon falls well behind OpenMP, one that spins for milliseconds (as
+// libgomp does) keeps up (docs/performance.md, Airfoil on the CPU). Where the node has more
+// threads than CPUs, a spinning thread holds the CPU that a working one needs: spin briefly
+// then, as libgomp does. Under ThreadSanitizer each load of the spin costs far more: sleep
+// sooner. PARLOOP_POOL_SPIN_US, at compile time, sets both.
 #if defined(__SANITIZE_THREAD__)
 #define PARLOOP_POOL_SPIN_US 2
 #elif defined(__has_feature)
@@ -62,8 +62,8 @@ void await_change(const std::atomic<T>& a, T old, std::atomic<int>& sleepers, st
     if (i % 64 == 0) {
       if (std::chrono::steady_clock::now() - start > spin) break;
       // The thread this one waits for may be off its CPU (more threads than CPUs, or another
-      // program's threads on them): a spin that never yields holds the CPU it needs. With 3
-      // threads on 2 CPUs, a loop of 30 000 edges in blocks of 64 took 45 ms a call without this.
+      // program's threads on them): a spin that never yields holds the CPU it needs until the
+      // scheduler takes it back, at every step of a loop.
       std::this_thread::yield();
     }
   }
@@ -103,9 +103,9 @@ inline constexpr int max_threads = 4096;
 class thread_pool {
  public:
   // `threads` in all, the caller's included; a waiting thread spins for `spin` before it sleeps;
-  // `pin` binds worker i to the i-th CPU this process may run on (Linux; elsewhere it is ignored). The calling thread is left where it is: threads
-  // a program starts later inherit its binding, and a user's OpenMP team bound to one CPU ran
-  // 200 times slower.
+  // `pin` binds worker i to the i-th CPU this process may run on (Linux; elsewhere it is
+  // ignored). The calling thread is left where it is: threads a program starts later inherit its
+  // binding, and a user's OpenMP team would all share that one CPU.
   thread_pool(int threads, bool pin, std::chrono::microseconds spin = spin_shared)
       : size_(std::clamp(threads, 1, max_threads)), pin_(pin), spin_(spin) {
 #if defined(__linux__)

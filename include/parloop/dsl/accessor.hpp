@@ -28,8 +28,8 @@ PARLOOP_INLINE void check_index_type() {
 }
 
 // Out of line and cold, so that the check it fails stays small enough to inline into every
-// index of a kernel: with the formatted throw inline, compilers called host_index instead (35
-// calls per edge in Airfoil's res_calc).
+// index of a kernel: with the formatted throw inline, compilers call host_index instead, at
+// every index of every element.
 [[noreturn, gnu::cold, gnu::noinline]] inline void index_out_of_range(long long i, int bound, std::size_t pos,
                                                                     const char* what) {
   throw trace_error(fmt::format("argument {} has {} {}; index {} is out of range", pos, bound, what, i));
@@ -213,8 +213,8 @@ class host_binding<Pos, arg<T, Dim, Mode, arg_kind::whole_map>> {
 };
 
 // A global: the loop reads and combines into a copy of its own, which the compiler may keep in
-// registers (through the global's own memory, every increment was a load and a store that no
-// other store could be proven not to touch); a modified global gets the copy back once, after
+// registers (through the global's own memory, every increment would be a load and a store that
+// no other store could be proven not to touch); a modified global gets the copy back once, after
 // the loop. The same operations in the same order: the same bits. No other argument of the loop
 // is this global where either modifies it (dsl/aliasing.hpp). With `partial` (a block of the
 // threads backend), the copy starts from and goes back to the block's partial instead, whose

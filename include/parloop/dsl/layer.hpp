@@ -13,7 +13,7 @@ namespace parloop::dsl {
 // The host backend's current layer on this thread: set by the loop over an extruded set around
 // each cell it runs (the threads backend's threads each have their own), -1 elsewhere. 64-bit,
 // so that storing it cannot alias the int map values and int dats the loop reads: as an int,
-// every store made the compiler read the maps again, and a loop took twice as long.
+// every store would make the compiler read the maps again.
 inline thread_local std::int64_t host_layer = -1;
 
 // Sets the thread's layer for the cells a host loop runs, and leaves it as it was after them,

@@ -41,6 +41,8 @@
 
 namespace parloop::detail {
 
+// Times each of `candidates`, launched from `entry` over r, and returns the fastest. The arrays
+// the loop modifies go back to the values it was called with before each run and after the last.
 inline loop_launch time_candidates(device_backend& device, kernel_cache& kernels, signature_entry& entry,
                                    const std::vector<loop_launch>& candidates, range r,
                                    std::span<const arg_view> views) {

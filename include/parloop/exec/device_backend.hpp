@@ -176,7 +176,8 @@ class device_backend : public device_memory {
   virtual std::unique_ptr<launcher> load(const cache::kernel_record& record) = 0;
   // Whether a launcher's record is better taken after its first launch: PoCL compiles a
   // kernel's work-group function at the first launch, and a binary read before it makes every
-  // process that loads it compile that again (docs/performance.md, disk cache).
+  // process that loads it compile that again (docs/performance.md, Disk cache, first loop of a
+  // fresh process).
   virtual bool records_after_first_launch() const { return false; }
 
   // What the runtime it opened for was told.

@@ -28,7 +28,7 @@ inline std::size_t device_of_local_rank(std::size_t count, int rank) {
 // The device `selector` (settings::device_for) names among a backend's devices `all`, as the
 // backend's `select(all, selector, local rank)` matches it; without a selector, the device of
 // this process's local rank. Every backend's status and open choose here, so that no path
-// forgets the rank (ranks on a node once all opened device 0).
+// forgets the rank and puts every rank of a node on its first device.
 template <class Device, class Select>
 Device device_selected(const std::vector<Device>& all, const std::string& selector, Select select) {
   return select(all, selector, local_rank());

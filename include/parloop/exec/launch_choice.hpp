@@ -142,7 +142,4 @@ inline cache::kernel_record choice_record(const cache::key_material& m, const st
           .layout = m.layout};
 }
 
-// Times each candidate launch of k's `entry` over r and returns the fastest. The arrays the
-// loop modifies go back to the values it was called with before each run and after the last.
-
 }  // namespace parloop::detail

@@ -52,9 +52,9 @@ class staged_copies {
 // Small uploads that do not wait for the queue: the values are copied into pinned memory at
 // once (the host may change its own right after), and the device copies them from there in
 // queue order, before the loops enqueued after them. A place is free again once the queue has
-// been waited for; where the memory is full, the backend waits first. Without this, resetting
-// Airfoil's rms between loops emptied the queue twice an iteration (0.27 s per 1000 iterations
-// against 0.25 of loops alone on the H200).
+// been waited for; where the memory is full, the backend waits first. Without this, a value
+// reset between loops (Airfoil's rms) would empty the queue twice an iteration
+// (docs/performance.md, Airfoil on the GPU).
 class staged_uploads {
  public:
   // The bytes of pinned memory a backend provides, after staged_copies' own.

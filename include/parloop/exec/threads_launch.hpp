@@ -46,7 +46,7 @@ inline bool combines_through_maps(const loop_call& call) {
 }
 
 // The threads a reducing loop's blocks over an extruded set are sized for, fixed so that its
-// partials do not depend on the pool (the GPU machine's core count).
+// partials do not depend on the pool's size.
 inline constexpr int reduction_spread = 16;
 
 // Whether the threads backend runs the loop in blocks (it colours them, or keeps a partial per
@@ -67,9 +67,9 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   const bool combining = combines_through_maps(call);
   // Over an extruded set, r is columns: blocks of `block` columns, but at least four per thread
   // where there are columns enough, so that a small base mesh of tall columns still spreads
-  // over the threads. (Blocks of `block` cells, a few columns each, took twice as long over
-  // bench_extruded's walls: more colours of smaller blocks.) A loop that reduces takes the
-  // blocks four for each of reduction_spread threads give, whatever the pool's size.
+  // over the threads. (Not blocks of `block` cells, a few columns each: those need more colours
+  // of smaller blocks.) A loop that reduces takes the blocks four for each of reduction_spread
+  // threads give, whatever the pool's size.
   const index_t cells_per_column = call.extrusion.layers > 0 ? std::max(1, call.extrusion.count) : 1;
   if (!runs_in_blocks(call)) {
     run_chunks(pool, h, r, cells_per_column);

@@ -34,8 +34,8 @@ enum class graph_partitioner : std::uint8_t { metis, scotch };
 
 constexpr std::string_view to_string(graph_partitioner p) { return p == graph_partitioner::metis ? "metis" : "scotch"; }
 
-// Scotch where parloop is built with it: on Airfoil's cells it cut 1-15% fewer edges than METIS
-// for 2 to 64 parts, within 1% of equal sizes (benchmarks/bench_partition, docs/performance.md).
+// Scotch where parloop is built with it: it cuts fewer edges than METIS for parts as nearly
+// equal (docs/performance.md, Partitioning).
 inline constexpr graph_partitioner default_graph_partitioner =
 #if PARLOOP_HAVE_SCOTCH
     graph_partitioner::scotch;

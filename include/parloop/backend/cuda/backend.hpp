@@ -26,8 +26,9 @@
 
 namespace parloop::backend::cuda {
 
-// Two elements per thread, moved as vectors, blocks of 128: on an H200 the fastest shape of the
-// ones benchmarks/bench_cuda.cpp measures for streaming loops, hand-written ones included.
+// Two elements per thread, moved as vectors, blocks of 128: the fastest shape of the ones
+// benchmarks/bench_cuda.cpp measures for streaming loops, hand-written ones included
+// (docs/performance.md, CUDA launches, triads, reductions).
 inline constexpr vectors_across_workgroups default_loop_strategy{128, 2};
 
 class backend final : public parloop::detail::device_backend {

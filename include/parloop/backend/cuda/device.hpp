@@ -30,7 +30,7 @@ struct device {
   std::size_t total_memory;
   int driver_version;  // cuDriverGetVersion: 13000 is CUDA 13.0
 
-  // The architecture NVRTC compiles for: sm_90 on an H200.
+  // The architecture NVRTC compiles for: sm_90 for compute capability 9.0.
   std::string arch() const { return fmt::format("sm_{}{}", major, minor); }
   // The index PARLOOP_CUDA_DEVICE accepts, and the name.
   std::string describe() const {

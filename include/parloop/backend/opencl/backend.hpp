@@ -55,8 +55,8 @@ class backend final : public parloop::detail::device_backend {
     return chunked{16, 64};
   }
   // A reduction costs each work-group a tree, a fence and a ticket: on a GPU a grid sized to the
-  // device spreads that over many elements (one element per work-item made a large loop with a
-  // SUM half as slow again on an H200: docs/performance.md).
+  // device spreads that over many elements (one element per work-item makes a large loop with a
+  // SUM much slower on a GPU: docs/performance.md, OpenCL).
   strategy default_reduction_strategy() const override {
     if (ctx_.device().is_gpu) return grid_stride{256, 4};
     return chunked{16, 64};
