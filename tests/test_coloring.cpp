@@ -97,6 +97,39 @@ TEST_CASE("a colouring goes past 32 colours where elements meet at one target", 
   check_coloring(*c, 0, 100, through);
 }
 
+TEST_CASE("a colouring is first fit in element order, however many elements meet at one target", "[coloring]") {
+  // Half the elements reach target 0 besides a random one: over a thousand colours, the first
+  // passes of 32 and then first fit with a bitset per target. Each element's colour must be the
+  // lowest that no element before it with a target in common took.
+  const int n = 3000, targets = 500;
+  std::vector<pl::index_t> map = random_map(n, targets, 2);
+  for (int e = 0; e < n; e += 2) map[static_cast<std::size_t>(2 * e)] = 0;
+  const std::vector<std::size_t> sizes{static_cast<std::size_t>(targets)};
+  std::vector<pl::index_t> counts;
+  const std::vector<int> colors = pl::detail::greedy_colors(
+      n, sizes,
+      [&](std::size_t e, auto&& visit) {
+        visit(0, static_cast<std::size_t>(map[2 * e]));
+        visit(0, static_cast<std::size_t>(map[2 * e + 1]));
+      },
+      counts);
+  std::vector<std::set<int>> taken(targets);
+  std::vector<pl::index_t> expected_counts;
+  for (std::size_t e = 0; e < static_cast<std::size_t>(n); ++e) {
+    const auto a = static_cast<std::size_t>(map[2 * e]), b = static_cast<std::size_t>(map[2 * e + 1]);
+    int c = 0;
+    while (taken[a].count(c) != 0 || taken[b].count(c) != 0) ++c;
+    taken[a].insert(c);
+    taken[b].insert(c);
+    INFO("element " << e);
+    REQUIRE(colors[e] == c);
+    if (expected_counts.size() <= static_cast<std::size_t>(c)) expected_counts.resize(static_cast<std::size_t>(c) + 1, 0);
+    ++expected_counts[static_cast<std::size_t>(c)];
+  }
+  CHECK(expected_counts.size() > 1000);
+  CHECK(counts == expected_counts);
+}
+
 TEST_CASE("a two-level plan: blocks of a colour, and elements of a colour within a block, never meet; staging "
           "places lead to the targets",
           "[coloring][plan]") {

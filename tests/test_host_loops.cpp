@@ -32,7 +32,7 @@ namespace {
 constexpr int n_cells = 37;
 constexpr int n_edges = 101;
 
-// The dims each case runs with: 1 to 5. Under the sanitizers (PARLOOP_TEST_FEWER_DIMS) 1, 2 and 5
+// The dims each case runs with: 1 to 5. Under the sanitizers, TSan's too (PARLOOP_TEST_FEWER_DIMS), 1, 2 and 5
 // -- one component, an even and an odd count -- which are the same code paths with other
 // counts: the matrix is that build's longest compile, and the plain build runs every dim.
 #if PARLOOP_TEST_FEWER_DIMS

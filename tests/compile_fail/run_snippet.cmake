@@ -11,10 +11,17 @@ if(NOT expectations AND NOT cases AND NOT PRECOMPILE)
   message(FATAL_ERROR "${SNIPPET} has no '// expect:' or '// case NAME:' line")
 endif()
 string(REPLACE "|" ";" include_list "${INCLUDES}")
-set(include_flags)
+set(compile_flags)
 foreach(dir IN LISTS include_list)
   if(dir)
-    list(APPEND include_flags "-I${dir}")
+    list(APPEND compile_flags "-I${dir}")
+  endif()
+endforeach()
+# DEFINES: the library's definitions for its programs, joined by '|' too.
+string(REPLACE "|" ";" define_list "${DEFINES}")
+foreach(definition IN LISTS define_list)
+  if(definition)
+    list(APPEND compile_flags "-D${definition}")
   endif()
 endforeach()
 
@@ -22,7 +29,7 @@ endforeach()
 # (GCC's .gch), which a snippet's compile then takes with -DPCH=<the header>.
 if(PRECOMPILE)
   execute_process(
-    COMMAND "${CXX}" -std=c++20 -x c++-header ${include_flags} "${SNIPPET}" -o "${PRECOMPILE}"
+    COMMAND "${CXX}" -std=c++20 -x c++-header ${compile_flags} "${SNIPPET}" -o "${PRECOMPILE}"
     RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT result EQUAL 0)
     message(FATAL_ERROR "${SNIPPET} does not precompile:\n${out}")
@@ -39,7 +46,7 @@ endif()
 # `wanted` (a list: `success`, or texts the diagnostics must contain).
 function(expect wanted defines)
   execute_process(
-    COMMAND "${CXX}" -std=c++20 -fsyntax-only ${pch_flags} ${include_flags} ${defines} "${SNIPPET}"
+    COMMAND "${CXX}" -std=c++20 -fsyntax-only ${pch_flags} ${compile_flags} ${defines} "${SNIPPET}"
     RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
   foreach(text IN LISTS wanted)
     if(text STREQUAL "success")

@@ -46,11 +46,76 @@ struct coloring {
   int colors() const { return static_cast<int>(offsets.size()) - 1; }
 };
 
-// A greedy colouring of `count` items, in order, 32 colours per pass as OP2 colours: each target
-// keeps a bit per colour of the pass that reaches it; an item takes the lowest colour none of
-// its targets has, or waits for the next pass when all 32 are taken. `targets(i, visit)` calls
-// visit(space, target) for each target of item i, target < space_sizes[space]. Returns each
-// item's colour; `counts` gets the items per colour, none empty.
+// The colours used so far at one target: all those below `lowest_free`, and the few above it,
+// sorted. A target that many items reach holds a count; one that a few reach, a few colours
+// (a bitset would hold every colour below the highest, per target).
+class target_colors {
+ public:
+  std::size_t lowest_free() const { return lowest_free_; }
+  bool has(std::size_t c) const { return c < lowest_free_ || std::binary_search(above_.begin(), above_.end(), c); }
+  // The lowest colour at or above c that this target lacks.
+  std::size_t next_free(std::size_t c) const {
+    c = std::max(c, lowest_free_);
+    for (auto it = std::lower_bound(above_.begin(), above_.end(), c); it != above_.end() && *it == c; ++it) ++c;
+    return c;
+  }
+  void add(std::size_t c) {
+    if (has(c)) return;  // an item that reaches this target twice
+    if (c != lowest_free_) {
+      above_.insert(std::lower_bound(above_.begin(), above_.end(), c), c);
+      return;
+    }
+    // c closes the gap: the colours above that follow it on are below the lowest free now.
+    auto it = above_.begin();
+    for (lowest_free_ = c + 1; it != above_.end() && *it == lowest_free_; ++it) ++lowest_free_;
+    above_.erase(above_.begin(), it);
+  }
+
+ private:
+  std::size_t lowest_free_ = 0;
+  std::vector<std::size_t> above_;
+};
+
+// First fit over `items`, in order: each takes the lowest colour (from `first_color` up) that
+// no item before it with a target in common took. A target that many items reach costs each of
+// them a step, not a pass.
+template <class Targets>
+void first_fit_colors(std::span<const std::size_t> items, int first_color, std::span<const std::size_t> space_sizes,
+                      Targets&& targets, std::vector<int>& color, std::vector<index_t>& counts) {
+  std::vector<std::vector<target_colors>> at(space_sizes.size());
+  for (std::size_t s = 0; s < space_sizes.size(); ++s) at[s].resize(space_sizes[s]);
+  std::vector<target_colors*> reached;
+  for (const std::size_t i : items) {
+    reached.clear();
+    targets(i, [&](std::size_t space, std::size_t t) { reached.push_back(&at[space][t]); });
+    std::size_t c = 0;
+    for (const target_colors* t : reached) c = std::max(c, t->lowest_free());
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const target_colors* t : reached) {
+        if (t->has(c)) {
+          c = t->next_free(c);
+          moved = true;
+        }
+      }
+    }
+    for (target_colors* t : reached) t->add(c);
+    const std::size_t colour = static_cast<std::size_t>(first_color) + c;
+    color[i] = static_cast<int>(colour);
+    if (counts.size() <= colour) counts.resize(colour + 1, 0);
+    ++counts[colour];
+  }
+}
+
+// A greedy colouring of `count` items, in order: each takes the lowest colour that no item before
+// it with a target in common took. Passes of 32 colours as OP2 colours: each target keeps a bit
+// per colour of the pass that reaches it; an item takes the lowest colour none of its targets
+// has, or waits for the next pass when all 32 are taken. A pass that leaves most of its items
+// waiting means targets that many items reach (every edge into one cell): pass after pass would
+// visit them all again, quadratic in the items; first fit with each target's colours at hand
+// colours the rest instead, alike. `targets(i, visit)` calls visit(space, target) for each
+// target of item i, target < space_sizes[space]. Returns each item's colour; `counts` gets the
+// items per colour, none empty.
 template <class Targets>
 std::vector<int> greedy_colors(std::size_t count, std::span<const std::size_t> space_sizes, Targets&& targets,
                                std::vector<index_t>& counts) {
@@ -76,6 +141,10 @@ std::vector<int> greedy_colors(std::size_t count, std::span<const std::size_t> s
       color[i] = colour;
       if (counts.size() <= static_cast<std::size_t>(colour)) counts.resize(static_cast<std::size_t>(colour) + 1, 0);
       ++counts[static_cast<std::size_t>(colour)];
+    }
+    if (next.size() > 2 * (waiting.size() - next.size())) {
+      first_fit_colors(next, 32 * (pass + 1), space_sizes, targets, color, counts);
+      break;
     }
     waiting.swap(next);
   }
