@@ -173,8 +173,8 @@ __global__ void res_calc_kernel(int begin, int end, const int2* __restrict__ edg
 template <bool SoA, bool Atomic>
 __global__ void bres_calc_kernel(int begin, int end, const int2* __restrict__ bedge, const int* __restrict__ becell,
                                  const int* __restrict__ bound, const double2* __restrict__ x,
-                                 const double* __restrict__ q, const double* __restrict__ adt,
-                                 double* __restrict__ res, int ncell, flow_constants k) {
+                                 const double* __restrict__ q, const double* __restrict__ adt, double* __restrict__ res,
+                                 int ncell, flow_constants k) {
   const int e = begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (e >= end) return;
   const int2 nodes = __ldg(bedge + e);
@@ -500,7 +500,8 @@ struct airfoil_hand::impl {
     std::vector<double> q0(n(ncell, 4));
     for (int c = 0; c < ncell; ++c) {
       for (int j = 0; j < 4; ++j) {
-        const std::size_t i = opt.soa ? n(j, ncell) + static_cast<std::size_t>(c) : n(c, 4) + static_cast<std::size_t>(j);
+        const std::size_t i =
+            opt.soa ? n(j, ncell) + static_cast<std::size_t>(c) : n(c, 4) + static_cast<std::size_t>(j);
         q0[i] = qinf[j];
       }
     }
@@ -638,8 +639,7 @@ void airfoil_hand::iterate() {
 
 double airfoil_hand::rms() {
   impl& m = *impl_;
-  AIRFOIL_HAND_CHECK(
-      cudaMemcpyAsync(m.rms_host.get(), m.rms.get(), sizeof(double), cudaMemcpyDeviceToHost, m.s.get()));
+  AIRFOIL_HAND_CHECK(cudaMemcpyAsync(m.rms_host.get(), m.rms.get(), sizeof(double), cudaMemcpyDeviceToHost, m.s.get()));
   AIRFOIL_HAND_CHECK(cudaStreamSynchronize(m.s.get()));
   return std::sqrt(*m.rms_host.get() / m.ncell);
 }

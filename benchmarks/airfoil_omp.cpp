@@ -153,7 +153,9 @@ void airfoil_omp::run_loop(int l) {
 
 double airfoil_omp::rms() const { return std::sqrt(impl_->rms / impl_->m.ncell); }
 
-std::vector<double> airfoil_omp::q() const { return {impl_->q.get(), impl_->q.get() + 4 * std::size_t(impl_->m.ncell)}; }
+std::vector<double> airfoil_omp::q() const {
+  return {impl_->q.get(), impl_->q.get() + 4 * std::size_t(impl_->m.ncell)};
+}
 
 int airfoil_omp::edge_colours() const { return static_cast<int>(impl_->edge_plan.size()); }
 int airfoil_omp::bedge_colours() const { return static_cast<int>(impl_->bedge_plan.size()); }

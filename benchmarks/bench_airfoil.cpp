@@ -186,8 +186,8 @@ class parloop_runner final : public runner {
       start();
       iterate();
       synchronize();
-      const std::uint64_t calls =
-          static_cast<std::uint64_t>(iterations) * static_cast<std::uint64_t>(calls_per_iteration[static_cast<std::size_t>(l)]);
+      const std::uint64_t calls = static_cast<std::uint64_t>(iterations) *
+                                  static_cast<std::uint64_t>(calls_per_iteration[static_cast<std::size_t>(l)]);
       const double seconds = median_seconds(1, [&] {
         for (std::uint64_t c = 0; c < calls; ++c) run_loop(l);
         synchronize();
@@ -445,7 +445,8 @@ options parse(int argc, char** argv) {
       throw std::invalid_argument("unknown option " + std::string(a) + "\n" + usage);
   }
   if (o.mesh_file && makes_mesh)
-    throw std::invalid_argument(std::string("--mesh reads a mesh and --size and --grid make one: give either\n") + usage);
+    throw std::invalid_argument(std::string("--mesh reads a mesh and --size and --grid make one: give either\n") +
+                                usage);
   return o;
 }
 
@@ -487,8 +488,8 @@ void write_csv(const std::string& path, const std::vector<csv_row>& rows) {
 int run_parent(const options& o) {
   parloop_bench::check_csv_folder(o.csv);
   const airfoil::mesh m = o.mesh_file ? airfoil::read_mesh(*o.mesh_file)
-                          : o.o_grid   ? airfoil::make_o_grid(o.size)
-                                       : airfoil::make_naca0012(o.size);
+                          : o.o_grid  ? airfoil::make_o_grid(o.size)
+                                      : airfoil::make_naca0012(o.size);
   const airfoil::flow c;
   const int n = o.iterations;
   const std::string which = o.mesh_file ? "the mesh " + *o.mesh_file : o.o_grid ? "NACA0012 O-grid" : "NACA0012 C-mesh";
@@ -616,8 +617,7 @@ int run_parent(const options& o) {
     std::printf("  %-22s", "floor");
     for (int l = 0; l < loop_count; ++l)
       std::printf(" %11.2f", 1e6 * floor_call[static_cast<std::size_t>(l)] / bandwidth);
-    std::printf(
-        "\n\nper loop, GB/s at the floor's bytes (each array once, each element reached through a map once)\n");
+    std::printf("\n\nper loop, GB/s at the floor's bytes (each array once, each element reached through a map once)\n");
     std::printf("  %-22s", "floor MB per call");
     for (int l = 0; l < loop_count; ++l) std::printf(" %11.2f", floor_call[static_cast<std::size_t>(l)] / 1e6);
     std::printf("\n");

@@ -179,10 +179,11 @@ std::array<double, loop_count> time_loops(runner& r, int iterations) {
     r.iterate();
     r.synchronize();
     const int calls = iterations * calls_per_iteration[static_cast<std::size_t>(l)];
-    t[static_cast<std::size_t>(l)] = median_seconds(1, [&] {
-                                       for (int c = 0; c < calls; ++c) r.run_loop(l);
-                                       r.synchronize();
-                                     }) /
+    t[static_cast<std::size_t>(l)] = median_seconds(1,
+                                                    [&] {
+                                                      for (int c = 0; c < calls; ++c) r.run_loop(l);
+                                                      r.synchronize();
+                                                    }) /
                                      calls;
     r.stop();
   }
@@ -240,14 +241,22 @@ options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(std::string(a) + " needs a value");
       return argv[++i];
     };
-    if (a == "--size") o.size = positive(a, value());
-    else if (a == "--iterations") o.iterations = positive(a, value());
-    else if (a == "--threads") o.threads = thread_list(value());
-    else if (a == "--block") o.block = positive(a, value());
-    else if (a == "--csv") o.csv = value();
-    else if (a == "--no-per-loop") o.per_loop = false;
-    else if (a == "--no-opencl") o.opencl = false;
-    else throw std::invalid_argument("unknown option '" + std::string(a) + "' (see the top of bench_airfoil_cpu.cpp)");
+    if (a == "--size")
+      o.size = positive(a, value());
+    else if (a == "--iterations")
+      o.iterations = positive(a, value());
+    else if (a == "--threads")
+      o.threads = thread_list(value());
+    else if (a == "--block")
+      o.block = positive(a, value());
+    else if (a == "--csv")
+      o.csv = value();
+    else if (a == "--no-per-loop")
+      o.per_loop = false;
+    else if (a == "--no-opencl")
+      o.opencl = false;
+    else
+      throw std::invalid_argument("unknown option '" + std::string(a) + "' (see the top of bench_airfoil_cpu.cpp)");
   }
   if (o.threads.empty()) o.threads = default_threads();
   return o;
@@ -312,7 +321,8 @@ int run(const options& o) {
   using parloop_bench::cpu::airfoil_seq;
   runners.push_back(std::make_unique<hand_runner<airfoil_seq>>(
       "hand-seq", 1, [&] { return std::make_unique<airfoil_seq>(view, constants); }));
-  runners.push_back(std::make_unique<parloop_runner>("parloop-host", 1, pl::Runtime::open(pl::backend_kind::host), m, c));
+  runners.push_back(
+      std::make_unique<parloop_runner>("parloop-host", 1, pl::Runtime::open(pl::backend_kind::host), m, c));
   for (const int t : o.threads) {
     runners.push_back(std::make_unique<hand_runner<airfoil_omp>>(
         "hand-omp", t, [&, t] { return std::make_unique<airfoil_omp>(view, constants, t, o.block); }));
@@ -325,11 +335,11 @@ int run(const options& o) {
   if (o.opencl) {
     // The device's defaults (a CPU's: colours, dats by elements), a GPU's, OP2's two-level plan,
     // and each loop's launch autotuned.
-    for (const opencl_variant& v : {opencl_variant{"parloop-opencl", {}, {}},
-                                    opencl_variant{"parloop-opencl-atomics-soa", pl::conflicts::atomics,
-                                                   pl::dat_layout::soa},
-                                    opencl_variant{"parloop-opencl-blocks", pl::conflicts::blocks, {}},
-                                    opencl_variant{"parloop-opencl-autotuned", {}, {}, true}}) {
+    for (const opencl_variant& v :
+         {opencl_variant{"parloop-opencl", {}, {}},
+          opencl_variant{"parloop-opencl-atomics-soa", pl::conflicts::atomics, pl::dat_layout::soa},
+          opencl_variant{"parloop-opencl-blocks", pl::conflicts::blocks, {}},
+          opencl_variant{"parloop-opencl-autotuned", {}, {}, true}}) {
       if (auto rt = open_opencl(v)) {
         if (runners.back()->name().find("opencl") == std::string::npos) {
           std::printf("OpenCL device: %s\n", rt->device_name().c_str());
@@ -364,9 +374,10 @@ int run(const options& o) {
     for (int rep = 0; rep < repetitions; ++rep) {
       const double v = rms[i][static_cast<std::size_t>(rep)];
       if (!parloop_bench::agrees(v, reference, rms_tolerance)) {
-        std::printf("WRONG: %s (%d threads), repetition %d: rms %.17g against %.17g (relative difference %.2e > %.0e)\n",
-                    runners[i]->name().c_str(), runners[i]->threads(), rep + 1, v, reference,
-                    std::fabs(v - reference) / std::fabs(reference), rms_tolerance);
+        std::printf(
+            "WRONG: %s (%d threads), repetition %d: rms %.17g against %.17g (relative difference %.2e > %.0e)\n",
+            runners[i]->name().c_str(), runners[i]->threads(), rep + 1, v, reference,
+            std::fabs(v - reference) / std::fabs(reference), rms_tolerance);
         ok = false;
       }
     }
@@ -387,15 +398,19 @@ int run(const options& o) {
     }
     return std::nullopt;
   };
-  std::printf("\nwhole iterations (rms after %d iterations: %.10e; every variant within %.0e: %s; parloop-host's q "
-              "bit-identical to hand-seq's: %s)\n",
-              n + 1, reference, rms_tolerance, ok ? "yes" : "NO", same_bits ? "yes" : "NO");
+  std::printf(
+      "\nwhole iterations (rms after %d iterations: %.10e; every variant within %.0e: %s; parloop-host's q "
+      "bit-identical to hand-seq's: %s)\n",
+      n + 1, reference, rms_tolerance, ok ? "yes" : "NO", same_bits ? "yes" : "NO");
   std::printf("  %-26s %8s %10s %10s %12s\n", "variant", "threads", "ms / it", "/ hand-seq", "/ hand-omp");
   for (std::size_t i = 0; i < count; ++i) {
     const std::optional<double> omp = runners[i]->threads() > 0 ? omp_at(runners[i]->threads()) : std::nullopt;
-    std::printf("  %-26s %8d %10.3f %10.3f", runners[i]->name().c_str(), runners[i]->threads(), 1e3 * t[i], t[i] / t[0]);
-    if (omp) std::printf(" %12.3f\n", t[i] / *omp);
-    else std::printf(" %12s\n", "-");
+    std::printf("  %-26s %8d %10.3f %10.3f", runners[i]->name().c_str(), runners[i]->threads(), 1e3 * t[i],
+                t[i] / t[0]);
+    if (omp)
+      std::printf(" %12.3f\n", t[i] / *omp);
+    else
+      std::printf(" %12s\n", "-");
   }
   if (o.per_loop) {
     std::printf("\nper loop, microseconds per call (ratio to hand-seq), each loop alone over %d iterations\n", n);

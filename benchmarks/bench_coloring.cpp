@@ -45,7 +45,8 @@ int main() {
     for (auto& c : edge_cells) c = pick(rng);
     const std::vector<pl::index_t> to_zero(static_cast<std::size_t>(edges), 0);
     const std::vector<pl::detail::combined_targets> mesh{{edge_cells, 2, 0, 1, 0, cells}};
-    const std::vector<pl::detail::combined_targets> pile_up{{edge_cells, 2, 0, 1, 0, cells}, {to_zero, 1, 0, 0, 0, cells}};
+    const std::vector<pl::detail::combined_targets> pile_up{{edge_cells, 2, 0, 1, 0, cells},
+                                                            {to_zero, 1, 0, 0, 0, cells}};
     const double m = coloring_seconds(edges, mesh), p = coloring_seconds(edges, pile_up);
     pl::transfer_stats transfers;
     std::printf("%10d %14.1f %14.1f %10.2f %10d\n", edges, 1e9 * m / edges, 1e9 * p / edges, p / m,

@@ -181,7 +181,8 @@ bool triad_at(const pl::Runtime& rt, const cu::context& ctx, const hand_module& 
   // The warm-ups put every array on the device.
   for (const candidate& k : candidates) k.run();
   sync();
-  const CUdeviceptr pa = pointer_of(a.state().array), pb = pointer_of(b.state().array), pc = pointer_of(c.state().array);
+  const CUdeviceptr pa = pointer_of(a.state().array), pb = pointer_of(b.state().array),
+                    pc = pointer_of(c.state().array);
   const double sv = 3.0;
   const unsigned sms = static_cast<unsigned>(ctx.dev().multiprocessors);
   const std::size_t first_hand = candidates.size();
@@ -191,10 +192,10 @@ bool triad_at(const pl::Runtime& rt, const cu::context& ctx, const hand_module& 
                           [&, f, threads] { launch(ctx, f, blocks_for(n, threads), threads, n, pa, pb, pc, sv); }});
   }
   for (const unsigned threads : {128u, 256u}) {
-    candidates.push_back({"hand double2 per thread, block " + std::to_string(threads),
-                          [&, f = hand.function("triad_vec2"), threads] {
-                            launch(ctx, f, blocks_for((n + 1) / 2, threads), threads, n, pa, pb, pc, sv);
-                          }});
+    candidates.push_back(
+        {"hand double2 per thread, block " + std::to_string(threads), [&, f = hand.function("triad_vec2"), threads] {
+           launch(ctx, f, blocks_for((n + 1) / 2, threads), threads, n, pa, pb, pc, sv);
+         }});
     candidates.push_back({"hand two adjacent per thread, block " + std::to_string(threads),
                           [&, f = hand.function("triad_pair"), threads] {
                             launch(ctx, f, blocks_for((n + 1) / 2, threads), threads, n, pa, pb, pc, sv);
@@ -209,14 +210,12 @@ bool triad_at(const pl::Runtime& rt, const cu::context& ctx, const hand_module& 
                           launch(ctx, f, blocks_for((n + 3) / 4, 256), 256, n, pa, pb, pc, sv);
                         }});
   for (const unsigned waves : {4u, 8u, 16u}) {
-    candidates.push_back({"hand grid-stride, block 256, " + std::to_string(waves) + " blocks per SM",
-                          [&, f = hand.function("triad_stride"), waves] {
-                            launch(ctx, f, sms * waves, 256, n, pa, pb, pc, sv);
-                          }});
-    candidates.push_back({"hand double2 grid-stride, block 256, " + std::to_string(waves) + " blocks per SM",
-                          [&, f = hand.function("triad_vec2_stride"), waves] {
-                            launch(ctx, f, sms * waves, 256, n, pa, pb, pc, sv);
-                          }});
+    candidates.push_back(
+        {"hand grid-stride, block 256, " + std::to_string(waves) + " blocks per SM",
+         [&, f = hand.function("triad_stride"), waves] { launch(ctx, f, sms * waves, 256, n, pa, pb, pc, sv); }});
+    candidates.push_back(
+        {"hand double2 grid-stride, block 256, " + std::to_string(waves) + " blocks per SM",
+         [&, f = hand.function("triad_vec2_stride"), waves] { launch(ctx, f, sms * waves, 256, n, pa, pb, pc, sv); }});
   }
   const int rounds = n >= (1LL << 26) ? 9 : 21;
   std::vector<std::vector<double>> times(candidates.size());
@@ -259,8 +258,8 @@ bool triad_at(const pl::Runtime& rt, const cu::context& ctx, const hand_module& 
   }
 
   const double bytes = 3.0 * 8.0 * static_cast<double>(n);
-  std::printf("triad, n = 2^%d doubles (%.2f GB moved per loop):\n", static_cast<int>(std::log2(static_cast<double>(n))),
-              bytes / 1e9);
+  std::printf("triad, n = 2^%d doubles (%.2f GB moved per loop):\n",
+              static_cast<int>(std::log2(static_cast<double>(n))), bytes / 1e9);
   double best_hand = 1e30;
   std::string best_name;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -343,11 +342,13 @@ int main(int argc, char** argv) {
     const double t_pl = median(pl_times[0]) / launches, t_hand = median(hand_times) / launches;
     const double t_off = median(pl_times[1]) / launches, t_every = median(pl_times[2]) / launches;
     ok = ok && a.host()[small - 1] == 7.0;
-    std::printf("launch of a 256-element loop: parloop %.2f us, cuLaunchKernel by hand %.2f us: ratio %.3f (goal <= 1.15)\n",
-                t_pl * 1e6, t_hand * 1e6, t_pl / t_hand);
-    std::printf("trace checks on that launch: sampled (the default) %.3fx unchecked (goal <= 1.03), every call %.3fx "
-                "(%.2f us unchecked)\n\n",
-                t_pl / t_off, t_every / t_off, t_off * 1e6);
+    std::printf(
+        "launch of a 256-element loop: parloop %.2f us, cuLaunchKernel by hand %.2f us: ratio %.3f (goal <= 1.15)\n",
+        t_pl * 1e6, t_hand * 1e6, t_pl / t_hand);
+    std::printf(
+        "trace checks on that launch: sampled (the default) %.3fx unchecked (goal <= 1.03), every call %.3fx "
+        "(%.2f us unchecked)\n\n",
+        t_pl / t_off, t_every / t_off, t_off * 1e6);
   }
 
   ok = triad_at(rt, ctx, hand, 1LL << 28) && ok;
@@ -359,10 +360,11 @@ int main(int argc, char** argv) {
     const pl::Set points(rt, 1 << log2_small, "points");
     const parloop_bench::sum_cost sum = parloop_bench::measure_sum(rt, points, 256, 2000, 15, 15);
     ok = ok && sum.relative_error < 1e-9;
-    std::printf("SUM: 256 elements, %.2f us against %.2f us without: ratio %.3f; 2^%d elements, %.1f us against %.1f "
-                "us: ratio %.3f (goal <= 1.3); relative error of the sum %.1e\n\n",
-                sum.sum_small * 1e6, sum.plain_small * 1e6, sum.sum_small / sum.plain_small, log2_small,
-                sum.sum_big * 1e6, sum.plain_big * 1e6, sum.sum_big / sum.plain_big, sum.relative_error);
+    std::printf(
+        "SUM: 256 elements, %.2f us against %.2f us without: ratio %.3f; 2^%d elements, %.1f us against %.1f "
+        "us: ratio %.3f (goal <= 1.3); relative error of the sum %.1e\n\n",
+        sum.sum_small * 1e6, sum.plain_small * 1e6, sum.sum_small / sum.plain_small, log2_small, sum.sum_big * 1e6,
+        sum.plain_big * 1e6, sum.sum_big / sum.plain_big, sum.relative_error);
   }
 
   // The cold path: each trial a kernel no one has built before (its captured constant differs),
@@ -383,8 +385,9 @@ int main(int argc, char** argv) {
       const double salt = 1.0 + 0.001 * i;
       auto cold = pl::kernel("cold", [salt](auto a, auto b, auto c) { a = b * salt + c; });
       auto other = pl::kernel("cold", [salt](auto a, auto b, auto c) { a = b * (salt + 0.5) + c; });
-      const pl::codegen::generated_source text = pl::codegen::generate(
-          *other.traced(a(pl::WRITE), b(pl::READ), c(pl::READ)), pl::codegen::dialect_kind::cuda, rt.default_strategy());
+      const pl::codegen::generated_source text =
+          pl::codegen::generate(*other.traced(a(pl::WRITE), b(pl::READ), c(pl::READ)), pl::codegen::dialect_kind::cuda,
+                                rt.default_strategy());
       const auto by_parloop = [&] {
         cold_pl.push_back(median_seconds(1, [&] {
           pl::par_loop(cold, points, pl::range{0, small}, a(pl::WRITE), b(pl::READ), c(pl::READ));
@@ -409,11 +412,12 @@ int main(int argc, char** argv) {
       }
     }
     const double t_pl = median(cold_pl), t_hand = median(cold_hand);
-    std::printf("cold first loop: parloop %.2f ms, NVRTC + cuModuleLoadData + launch by hand %.2f ms: +%.2f ms "
-                "(goal <= +3 ms), ratio %.3f; fastest of %d: %.2f and %.2f ms\n",
-                t_pl * 1e3, t_hand * 1e3, (t_pl - t_hand) * 1e3, t_pl / t_hand, trials,
-                *std::min_element(cold_pl.begin(), cold_pl.end()) * 1e3,
-                *std::min_element(cold_hand.begin(), cold_hand.end()) * 1e3);
+    std::printf(
+        "cold first loop: parloop %.2f ms, NVRTC + cuModuleLoadData + launch by hand %.2f ms: +%.2f ms "
+        "(goal <= +3 ms), ratio %.3f; fastest of %d: %.2f and %.2f ms\n",
+        t_pl * 1e3, t_hand * 1e3, (t_pl - t_hand) * 1e3, t_pl / t_hand, trials,
+        *std::min_element(cold_pl.begin(), cold_pl.end()) * 1e3,
+        *std::min_element(cold_hand.begin(), cold_hand.end()) * 1e3);
   }
   if (!ok) {
     std::printf("WRONG RESULTS\n");

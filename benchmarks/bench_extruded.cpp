@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   const pl::Set flat_cells(rt, cells.size(), "flat_cells"), flat_walls(rt, walls.size(), "flat_walls");
   const pl::Set flat_facets(rt, m.ncell * (layers - 1), "flat_facets");
   std::vector<pl::index_t> wc(2 * std::size_t(walls.size())), fc(2 * std::size_t(flat_facets.size()));
-  std::vector<double> flat_area(n), flat_conductance(std::size_t(walls.size())), facet_area(std::size_t(flat_facets.size()));
+  std::vector<double> flat_area(n), flat_conductance(std::size_t(walls.size())),
+      facet_area(std::size_t(flat_facets.size()));
   for (std::size_t e = 0; e < std::size_t(m.nedge); ++e) {
     for (std::size_t l = 0; l < L; ++l) {
       wc[2 * (e * L + l)] = pl::index_t(std::size_t(m.ecell[2 * e]) * L + l);
@@ -82,10 +83,11 @@ int main(int argc, char** argv) {
   const auto update = extruded::update();
   const auto triad = pl::kernel("bench_extruded_triad", [](auto a, auto b, auto c, auto s) { a = b + s * c; });
 
-  const auto seconds = [&](const std::function<void()>& loop) { return parloop_bench::median_loop_seconds(rt, reps, loop); };
-  const double triad_s = seconds([&] {
-    pl::par_loop(triad, flat_cells, triad_out(pl::WRITE), ft(pl::READ), fq(pl::READ), s(pl::READ));
-  });
+  const auto seconds = [&](const std::function<void()>& loop) {
+    return parloop_bench::median_loop_seconds(rt, reps, loop);
+  };
+  const double triad_s =
+      seconds([&] { pl::par_loop(triad, flat_cells, triad_out(pl::WRITE), ft(pl::READ), fq(pl::READ), s(pl::READ)); });
   // The triad reads 2 arrays of n doubles and writes one, counted twice as the loops' writes are
   // (a cache line written is read first).
   const double bandwidth = 4.0 * 8.0 * double(n) / triad_s;
@@ -108,10 +110,11 @@ int main(int argc, char** argv) {
     double runtime_default, by_cell, by_column, flat, bytes;
   };
   const auto three_ways = [&](const auto& loop) {
-    return std::array<double, 3>{
-        seconds([&] { loop(); }),
-        seconds([&] { loop(pl::split_n_across_workgroups{256}, pl::conflicts::atomics); }),
-        seconds([&] { loop(pl::chunked{64, 1}); })};
+    return std::array<double, 3>{seconds([&] { loop(); }),
+                                 seconds([&] { loop(pl::split_n_across_workgroups{256}, pl::conflicts::atomics); }),
+                                 seconds([&] {
+                                   loop(pl::chunked{64, 1});
+                                 })};
   };
   const double cells_bytes = 8.0 * double(n);
   std::vector<row> rows;
@@ -125,7 +128,8 @@ int main(int argc, char** argv) {
       // t read, q read and written; the base's conductances.
       3 * cells_bytes + 8.0 * m.nedge);
   add("vertical", three_ways(vertical_loop), seconds([&] {
-        pl::par_loop(vertical, flat_facets, ffacet(pl::READ), ft(pl::READ, flat_fc), fq(pl::INC, flat_fc), dz(pl::READ));
+        pl::par_loop(vertical, flat_facets, ffacet(pl::READ), ft(pl::READ, flat_fc), fq(pl::INC, flat_fc),
+                     dz(pl::READ));
       }),
       3 * cells_bytes + 8.0 * m.ncell);
   add("update", three_ways(update_loop), seconds([&] {

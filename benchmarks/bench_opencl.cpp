@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     pl_times.push_back(median_seconds(1, [&] {
       for (int i = 0; i < launches; ++i) {
-        pl::par_loop(triad, points, pl::split_n_across_workgroups{256}, pl::range{0, small}, a(pl::WRITE),
-                     b(pl::READ), c(pl::READ), s(pl::READ));
+        pl::par_loop(triad, points, pl::split_n_across_workgroups{256}, pl::range{0, small}, a(pl::WRITE), b(pl::READ),
+                     c(pl::READ), s(pl::READ));
       }
       finish();
     }));
@@ -374,18 +374,22 @@ int main(int argc, char** argv) {
   }
   const int read_loops = 200;
   for (int r = 0; r < reps; ++r) {
-    read_checked.push_back(median_seconds(1, [&] {
-      for (int i = 0; i < read_loops; ++i) {
-        gather_loop(checked_small, pl::range{0, small});
-        (void)checked_small.out.host();
-      }
-    }) / read_loops);
-    read_unchecked.push_back(median_seconds(1, [&] {
-      for (int i = 0; i < read_loops; ++i) {
-        gather_loop(unchecked_small, pl::range{0, small});
-        (void)unchecked_small.out.host();
-      }
-    }) / read_loops);
+    read_checked.push_back(median_seconds(1,
+                                          [&] {
+                                            for (int i = 0; i < read_loops; ++i) {
+                                              gather_loop(checked_small, pl::range{0, small});
+                                              (void)checked_small.out.host();
+                                            }
+                                          }) /
+                           read_loops);
+    read_unchecked.push_back(median_seconds(1,
+                                            [&] {
+                                              for (int i = 0; i < read_loops; ++i) {
+                                                gather_loop(unchecked_small, pl::range{0, small});
+                                                (void)unchecked_small.out.host();
+                                              }
+                                            }) /
+                             read_loops);
   }
   const double t_big_checked = median(big_checked), t_big_unchecked = median(big_unchecked);
   const double t_read_checked = median(read_checked), t_read_unchecked = median(read_unchecked);
@@ -413,15 +417,16 @@ int main(int argc, char** argv) {
     trace_rows.push_back({lets, median(t)});
   }
 
-
   const double bytes = 3.0 * 8.0 * n;
   const double best = std::min(t_each, t_slice);
   std::printf("%-44s %12s %10s\n", "measure", "time", "GB/s");
   std::printf("%-44s %9.2f us\n", "launch, parloop par_loop (256 elements)", t_pl_launch * 1e6);
   std::printf("%-44s %9.2f us\n", "launch, same kernel, set args + enqueue by hand", t_hand_launch * 1e6);
   std::printf("%-44s %9.3f ms %10.1f\n", "triad, parloop (default strategy)", t_pl * 1e3, bytes / t_pl * 1e-9);
-  std::printf("%-44s %9.3f ms %10.1f\n", "triad, hand-written one element per item", t_each * 1e3, bytes / t_each * 1e-9);
-  std::printf("%-44s %9.3f ms %10.1f\n", "triad, hand-written chunked (64 per item)", t_slice * 1e3, bytes / t_slice * 1e-9);
+  std::printf("%-44s %9.3f ms %10.1f\n", "triad, hand-written one element per item", t_each * 1e3,
+              bytes / t_each * 1e-9);
+  std::printf("%-44s %9.3f ms %10.1f\n", "triad, hand-written chunked (64 per item)", t_slice * 1e3,
+              bytes / t_slice * 1e-9);
   std::printf("%-44s %9.2f us\n", "loop of 256, no reduction", t_plain_small * 1e6);
   std::printf("%-44s %9.2f us\n", "loop of 256, with a global SUM", t_sum_small * 1e6);
   std::printf("%-44s %9.3f ms\n", "loop of n, no reduction", t_plain_big * 1e3);
@@ -443,8 +448,8 @@ int main(int argc, char** argv) {
     std::printf("tracing %4d pl::let %31.2f ms %7.2f us per let\n", r.lets, r.seconds * 1e3, r.seconds / r.lets * 1e6);
   }
 
-  const double trace_growth = (trace_rows.back().seconds / trace_rows.back().lets) /
-                              (trace_rows.front().seconds / trace_rows.front().lets);
+  const double trace_growth =
+      (trace_rows.back().seconds / trace_rows.back().lets) / (trace_rows.front().seconds / trace_rows.front().lets);
   std::printf("\nlaunch overhead ratio (parloop / hand-written): %.2f   (goal <= 1.2)\n", t_pl_launch / t_hand_launch);
   std::printf("triad throughput ratio (parloop / better hand-written): %.2f   (goal >= 0.95; better: %s)\n",
               best / t_pl, t_each < t_slice ? "one per item" : "chunked");
@@ -452,9 +457,10 @@ int main(int argc, char** argv) {
               t_sum_small / t_plain_small, t_sum_big / t_plain_big);
   std::printf("cold path ratio (first par_loop / build + launch by hand): %.2f   (goal <= 1.1)\n",
               t_cold_pl / t_cold_hand);
-  std::printf("new kernels ratio (parloop / by hand): %.2f with the disk cache off, %.2f storing each (%ju files)   "
-              "(goal <= 1.1)\n",
-              t_batch_off / t_batch_hand, t_batch_on / t_batch_hand, stored_files);
+  std::printf(
+      "new kernels ratio (parloop / by hand): %.2f with the disk cache off, %.2f storing each (%ju files)   "
+      "(goal <= 1.1)\n",
+      t_batch_off / t_batch_hand, t_batch_on / t_batch_hand, stored_files);
   std::printf("index check ratio (checked / PARLOOP_CHECK_INDICES=0): %.2f large, %.2f small with a host read\n",
               t_big_checked / t_big_unchecked, t_read_checked / t_read_unchecked);
   std::printf("tracing, time per let at %d over at %d: %.2f   (linear: about 1)\n", trace_rows.back().lets,

@@ -43,7 +43,8 @@ quality measure(const pm::graph& g, int parts, const std::function<std::vector<i
   }
   const auto sizes = pm::part_sizes(part, parts);
   const double mean = static_cast<double>(g.vertices()) / parts;
-  return {seconds, pm::edge_cut(g, part), halo, static_cast<double>(*std::max_element(sizes.begin(), sizes.end())) / mean};
+  return {seconds, pm::edge_cut(g, part), halo,
+          static_cast<double>(*std::max_element(sizes.begin(), sizes.end())) / mean};
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
     std::printf("  %5s %-8s %10s %10s %8s %12s %8s %10s\n", "parts", "method", "seconds", "edges cut", "/ METIS",
                 "halo cells", "/ METIS", "max/mean");
     for (const int parts : {2, 4, 8, 16, 64}) {
-      const quality metis = measure(g, parts, [&] { return pm::partition_graph(g, parts, pm::graph_partitioner::metis); });
+      const quality metis =
+          measure(g, parts, [&] { return pm::partition_graph(g, parts, pm::graph_partitioner::metis); });
       const auto row = [&](const char* name, const quality& q) {
         std::printf("  %5d %-8s %10.3f %10lld %8.3f %12lld %8.3f %10.3f\n", parts, name, q.seconds,
                     static_cast<long long>(q.cut), static_cast<double>(q.cut) / static_cast<double>(metis.cut),

@@ -252,8 +252,10 @@ child_report run_child_process(const std::string& what, const std::string& order
   std::string text;
   char buffer[4096];
   for (ssize_t got; (got = ::read(out[0], buffer, sizeof buffer)) != 0;) {
-    if (got > 0) text.append(buffer, static_cast<std::size_t>(got));
-    else if (errno != EINTR) break;
+    if (got > 0)
+      text.append(buffer, static_cast<std::size_t>(got));
+    else if (errno != EINTR)
+      break;
   }
   ::close(out[0]);
   int status = 0;
@@ -301,7 +303,8 @@ int run_parent(int cold_trials, int warm_trials) {
   // Empty: the first child takes the best device backend, and every other child the same.
   std::string backend_name = requested != nullptr ? requested : "";
   if (!backend_name.empty() && backend_name != "opencl" && backend_name != "cuda") {
-    throw std::runtime_error("PARLOOP_BACKEND='" + backend_name + "': the disk cache is a device backend's; use "
+    throw std::runtime_error("PARLOOP_BACKEND='" + backend_name +
+                             "': the disk cache is a device backend's; use "
                              "opencl or cuda");
   }
   // A signal ends the run once the child in flight has ended, so that the folders below go too.
@@ -317,9 +320,9 @@ int run_parent(int cold_trials, int warm_trials) {
   // Cold and warm: parloop's cache on in `parloop_dir`, the compilers' own caches off (PoCL's
   // in an empty folder of the process's own all the same).
   const auto parloop_cache_only = [&](const std::string& parloop_dir, const std::string& pocl_dir) {
-    return environment{{"PARLOOP_BACKEND", backend_name}, {"PARLOOP_CACHE", "on"},
-                       {"PARLOOP_CACHE_DIR", parloop_dir},  {"POCL_KERNEL_CACHE", "0"},
-                       {"POCL_CACHE_DIR", pocl_dir},        {"CUDA_CACHE_DISABLE", "1"}};
+    return environment{{"PARLOOP_BACKEND", backend_name},  {"PARLOOP_CACHE", "on"},
+                       {"PARLOOP_CACHE_DIR", parloop_dir}, {"POCL_KERNEL_CACHE", "0"},
+                       {"POCL_CACHE_DIR", pocl_dir},       {"CUDA_CACHE_DISABLE", "1"}};
   };
 
   // Untimed: fill parloop's cache (and bring the libraries into memory).
@@ -356,17 +359,18 @@ int run_parent(int cold_trials, int warm_trials) {
     if (kind == trial_kind::warm) {
       // On CUDA, the module load alone goes first in every other process.
       const std::string order = backend != pl::backend_kind::cuda ? "loop"
-                                : trial % 2 == 0               ? "loop-then-load"
-                                                               : "load-then-loop";
+                                : trial % 2 == 0                  ? "loop-then-load"
+                                                                  : "load-then-loop";
       return run_child_process("a process on a warm parloop cache", order,
                                parloop_cache_only(warm_cache.str(), pocl_dir.str()), 0, 1);
     }
     return run_child_process("a process with parloop's cache off", "loop", compiler_cache_only, 1, 0);
   };
 
-  std::printf("The first par_loop of a fresh process: triad (a = b + s * c), 2^%d doubles, default strategy;\n"
-              "each figure the median over child processes (%d cold, %d warm), the kinds in rotating order\n",
-              log2_n, cold_trials, warm_trials);
+  std::printf(
+      "The first par_loop of a fresh process: triad (a = b + s * c), 2^%d doubles, default strategy;\n"
+      "each figure the median over child processes (%d cold, %d warm), the kinds in rotating order\n",
+      log2_n, cold_trials, warm_trials);
   std::printf("device: %s\nsignature: %s\n\n", first.device.c_str(), first.signature.c_str());
   std::fflush(stdout);
 
@@ -409,13 +413,15 @@ int run_parent(int cold_trials, int warm_trials) {
   }
   if (!loads.empty()) {
     const double t_load = median(loads);
-    std::printf("first par_loop on a warm cache %.3f ms, cuModuleLoadData of its CUBIN alone %.3f ms: %+.3f ms "
-                "(goal <= +0.25 ms), ratio %.2f\n",
-                t_warm, t_load, t_warm - t_load, t_warm / t_load);
-    std::printf("  by order: loop first %.3f ms, then the load %.3f ms (%zu processes); load first %.3f ms, then the "
-                "loop %.3f ms (%zu)\n",
-                median(loop_by_order[0]), median(load_by_order[0]), loop_by_order[0].size(), median(load_by_order[1]),
-                median(loop_by_order[1]), loop_by_order[1].size());
+    std::printf(
+        "first par_loop on a warm cache %.3f ms, cuModuleLoadData of its CUBIN alone %.3f ms: %+.3f ms "
+        "(goal <= +0.25 ms), ratio %.2f\n",
+        t_warm, t_load, t_warm - t_load, t_warm / t_load);
+    std::printf(
+        "  by order: loop first %.3f ms, then the load %.3f ms (%zu processes); load first %.3f ms, then the "
+        "loop %.3f ms (%zu)\n",
+        median(loop_by_order[0]), median(load_by_order[0]), loop_by_order[0].size(), median(load_by_order[1]),
+        median(loop_by_order[1]), loop_by_order[1].size());
   }
   return 0;
 }

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   // the subset's, not cache misses a random map would add to both.
   for (pl::index_t e = 0; e < n; ++e) {
     e2c[2 * static_cast<std::size_t>(e)] = e;
-    e2c[2 * static_cast<std::size_t>(e) + 1] = static_cast<pl::index_t>((e + 1 + static_cast<pl::index_t>(rng() % 64)) % n);
+    e2c[2 * static_cast<std::size_t>(e) + 1] =
+        static_cast<pl::index_t>((e + 1 + static_cast<pl::index_t>(rng() % 64)) % n);
   }
   const pl::Map ecell(edges, cells, 2, e2c, "ecell");
   pl::Dat<double> a(edges, "a"), b(edges, std::vector<double>(static_cast<std::size_t>(n), 1.0), "b");
@@ -69,8 +70,11 @@ int main(int argc, char** argv) {
 
   std::printf("bench_subset on %s (%s): %d elements, median of %d\n", std::string(pl::backend_name(rt.kind())).c_str(),
               rt.device_name().c_str(), n, reps);
-  const auto seconds = [&](const std::function<void()>& loop) { return parloop_bench::median_loop_seconds(rt, reps, loop); };
-  const double whole_triad = seconds([&] { pl::par_loop(triad, edges, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ)); });
+  const auto seconds = [&](const std::function<void()>& loop) {
+    return parloop_bench::median_loop_seconds(rt, reps, loop);
+  };
+  const double whole_triad =
+      seconds([&] { pl::par_loop(triad, edges, a(pl::WRITE), b(pl::READ), c(pl::READ), s(pl::READ)); });
   const double whole_gather =
       seconds([&] { pl::par_loop(gather, edges, q(pl::READ, ecell, 0), q(pl::READ, ecell, 1), a(pl::WRITE)); });
   const double whole_scatter =

@@ -52,8 +52,7 @@ loop_times loop_seconds(pl::Runtime rt) {
     rt.synchronize();
   };
   loops();
-  const pl::trace_checks schedules[] = {pl::trace_checks::sampled, pl::trace_checks::off,
-                                        pl::trace_checks::every_call};
+  const pl::trace_checks schedules[] = {pl::trace_checks::sampled, pl::trace_checks::off, pl::trace_checks::every_call};
   std::vector<double> t[3];
   for (int r = 0; r < reps; ++r) {
     for (int m = 0; m < 3; ++m) {
@@ -91,7 +90,8 @@ double hand_triad_seconds(int threads, int n, int repeats) {
   };
   std::vector<part> parts(static_cast<std::size_t>(threads));
   const auto size_of = [&](int t) {
-    return static_cast<std::size_t>(static_cast<long long>(n) * (t + 1) / threads - static_cast<long long>(n) * t / threads);
+    return static_cast<std::size_t>(static_cast<long long>(n) * (t + 1) / threads -
+                                    static_cast<long long>(n) * t / threads);
   };
   const auto touch = [&](int t) {
     part& p = parts[static_cast<std::size_t>(t)];
@@ -147,7 +147,8 @@ double triad_seconds(const pl::Runtime& rt, int n, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int threads = argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads =
+      argc > 1 ? std::atoi(argv[1]) : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (threads < 1) {
     std::fprintf(stderr, "bench_threads: the thread count is a positive number, not '%s'\n", argv[1]);
     return 1;
@@ -160,20 +161,22 @@ int main(int argc, char** argv) {
   const double plain = plain_seconds();
   const loop_times on_threads_t = loop_seconds(on_threads), on_host_t = loop_seconds(on_host);
   const double threads_loop = on_threads_t.sampled, host_loop = on_host_t.sampled;
-  std::printf("launch, %d-element triad: plain loop %.3f us; host %.3f us (+%.3f); threads %.3f us (+%.3f)  "
-              "(goal: threads <= 2 us)\n",
-              small, plain * 1e6, host_loop * 1e6, (host_loop - plain) * 1e6, threads_loop * 1e6,
-              (threads_loop - plain) * 1e6);
-  std::printf("trace checks on that launch: threads sampled (the default) %.3fx unchecked (goal <= 1.03), every call "
-              "%.3fx; host sampled %.3fx, every call %.3fx\n",
-              threads_loop / on_threads_t.off, on_threads_t.every_call / on_threads_t.off, host_loop / on_host_t.off,
-              on_host_t.every_call / on_host_t.off);
+  std::printf(
+      "launch, %d-element triad: plain loop %.3f us; host %.3f us (+%.3f); threads %.3f us (+%.3f)  "
+      "(goal: threads <= 2 us)\n",
+      small, plain * 1e6, host_loop * 1e6, (host_loop - plain) * 1e6, threads_loop * 1e6, (threads_loop - plain) * 1e6);
+  std::printf(
+      "trace checks on that launch: threads sampled (the default) %.3fx unchecked (goal <= 1.03), every call "
+      "%.3fx; host sampled %.3fx, every call %.3fx\n",
+      threads_loop / on_threads_t.off, on_threads_t.every_call / on_threads_t.off, host_loop / on_host_t.off,
+      on_host_t.every_call / on_host_t.off);
 
   constexpr int n = 1 << 24;
   const double hand = hand_triad_seconds(threads, n, 15), mine = triad_seconds(on_threads, n, 15);
-  std::printf("triad of 2^24 doubles on %d threads: by hand %.3f ms (%.1f GB/s), threads %.3f ms (%.1f GB/s): "
-              "%.3fx\n",
-              threads, hand * 1e3, 24.0 * n / hand / 1e9, mine * 1e3, 24.0 * n / mine / 1e9, mine / hand);
+  std::printf(
+      "triad of 2^24 doubles on %d threads: by hand %.3f ms (%.1f GB/s), threads %.3f ms (%.1f GB/s): "
+      "%.3fx\n",
+      threads, hand * 1e3, 24.0 * n / hand / 1e9, mine * 1e3, 24.0 * n / mine / 1e9, mine / hand);
 
   const pl::Set points(on_threads, n);
   const parloop_bench::sum_cost sc = parloop_bench::measure_sum(on_threads, points, small, launches / 10, reps, 5);

@@ -31,8 +31,10 @@ std::vector<T> moved(const std::vector<T>& rows, std::size_t width, const std::v
   for (const index_t r : old_of_new) {
     for (std::size_t j = 0; j < width; ++j) {
       const T v = rows[static_cast<std::size_t>(r) * width + j];
-      if constexpr (std::is_same_v<T, index_t>) out.push_back(targets != nullptr ? (*targets)[static_cast<std::size_t>(v)] : v);
-      else out.push_back(v);
+      if constexpr (std::is_same_v<T, index_t>)
+        out.push_back(targets != nullptr ? (*targets)[static_cast<std::size_t>(v)] : v);
+      else
+        out.push_back(v);
     }
   }
   return out;
@@ -57,7 +59,8 @@ inline airfoil::mesh reordered(const airfoil::mesh& m, const set_orders& o) {
 inline parloop::detail::mesh_links links(const airfoil::mesh& m) {
   parloop::detail::mesh_links l;
   l.set_sizes = {m.nnode, m.nedge, m.nbedge, m.ncell};
-  l.maps = {{1, 0, {m.edge, 2}}, {1, 3, {m.ecell, 2}}, {2, 0, {m.bedge, 2}}, {2, 3, {m.becell, 1}}, {3, 0, {m.cell, 4}}};
+  l.maps = {
+      {1, 0, {m.edge, 2}}, {1, 3, {m.ecell, 2}}, {2, 0, {m.bedge, 2}}, {2, 3, {m.becell, 1}}, {3, 0, {m.cell, 4}}};
   return l;
 }
 

@@ -86,7 +86,8 @@ std::vector<index_t> scotch_order([[maybe_unused]] const airfoil::mesh& m) {
   // The cells' graph as pl::renumber makes it: two cells of an edge are neighbours.
   const parloop::detail::map_rows edge_cells{m.ecell, 2};
   const parloop::detail::adjacency g = parloop::detail::graph_through(m.ncell, {&edge_cells, 1}, {});
-  std::vector<SCOTCH_Num> offsets(g.offsets.begin(), g.offsets.end()), neighbours(g.neighbours.begin(), g.neighbours.end());
+  std::vector<SCOTCH_Num> offsets(g.offsets.begin(), g.offsets.end()),
+      neighbours(g.neighbours.begin(), g.neighbours.end());
   std::vector<SCOTCH_Num> new_of_old(static_cast<std::size_t>(m.ncell)), old_of_new(new_of_old.size());
   SCOTCH_Graph graph;
   SCOTCH_Strat strategy;

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
     const airfoil::mesh m = airfoil::read_mesh(std::string(paths[0]));
     airfoil::write_mesh(shuffled(m, seed), std::string(paths[1]));
     std::printf("%s: %d nodes, %d cells, %d edges, %d boundary edges renumbered at random (seed %llu)\n",
-                std::string(paths[1]).c_str(), m.nnode, m.ncell, m.nedge, m.nbedge, static_cast<unsigned long long>(seed));
+                std::string(paths[1]).c_str(), m.nnode, m.ncell, m.nedge, m.nbedge,
+                static_cast<unsigned long long>(seed));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "shuffle_mesh: %s\n", e.what());

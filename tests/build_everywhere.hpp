@@ -26,7 +26,8 @@ inline void check_builds_everywhere([[maybe_unused]] const parloop::ir::kernel& 
   CHECK_NOTHROW(parloop::backend::opencl::build_program(context, cg::generate(k, cg::dialect_kind::opencl, s)));
 #endif
 #if PARLOOP_TEST_CUDA
-  CHECK_NOTHROW(parloop::backend::cuda::build(cg::generate(k, cg::dialect_kind::cuda, s), parloop::backend::cuda::target{90}));
+  CHECK_NOTHROW(
+      parloop::backend::cuda::build(cg::generate(k, cg::dialect_kind::cuda, s), parloop::backend::cuda::target{90}));
 #endif
 }
 

@@ -16,9 +16,12 @@ namespace parloop_test {
 // reference in summation order only, a few ulps per operation.
 template <class T>
 constexpr double tolerance() {
-  if constexpr (std::is_integral_v<T>) return 0.0;
-  else if constexpr (std::is_same_v<T, float>) return 1e-5;
-  else return 1e-12;
+  if constexpr (std::is_integral_v<T>)
+    return 0.0;
+  else if constexpr (std::is_same_v<T, float>)
+    return 1e-5;
+  else
+    return 1e-12;
 }
 
 template <class T>

@@ -37,8 +37,12 @@ class fake_launcher final : public pl::detail::launcher {
   // holds a work-group function only then.
   pl::cache::kernel_record record() const override {
     const std::string binary = entry_ + (launched_ ? "+launched" : "");
-    return {pl::backend_kind::opencl, pl::cache::binary_format::opencl_program, entry_,
-            std::vector<unsigned char>(binary.begin(), binary.end()), grid(), block(),
+    return {pl::backend_kind::opencl,
+            pl::cache::binary_format::opencl_program,
+            entry_,
+            std::vector<unsigned char>(binary.begin(), binary.end()),
+            grid(),
+            block(),
             std::vector<pl::codegen::kernel_buffer>(layout().begin(), layout().end())};
   }
 
@@ -112,6 +116,8 @@ class fake_backend final : public pl::detail::device_backend {
 };
 
 // A runtime on `backend` (which may outlive it: dats and globals use its memory).
-inline pl::Runtime runtime_on(std::shared_ptr<fake_backend> backend) { return pl::detail::runtime_on(std::move(backend)); }
+inline pl::Runtime runtime_on(std::shared_ptr<fake_backend> backend) {
+  return pl::detail::runtime_on(std::move(backend));
+}
 
 }  // namespace parloop_test

@@ -102,8 +102,8 @@ CUresult cuModuleLoadData(CUmodule*, const void*) { return CUDA_ERROR_NOT_SUPPOR
 CUresult cuModuleUnload(CUmodule) { return CUDA_ERROR_NOT_SUPPORTED; }
 CUresult cuModuleGetFunction(CUfunction*, CUmodule, const char*) { return CUDA_ERROR_NOT_SUPPORTED; }
 CUresult cuFuncGetAttribute(int*, CUfunction_attribute, CUfunction) { return CUDA_ERROR_NOT_SUPPORTED; }
-CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
-                        unsigned int, unsigned int, CUstream, void**, void**) {
+CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+                        unsigned int, CUstream, void**, void**) {
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 

@@ -44,7 +44,8 @@ inline void edge_sums(std::size_t edges, const std::vector<parloop::index_t>& ed
                       const std::vector<parloop::index_t>& edge_nodes, const std::vector<std::int64_t>& nodes,
                       std::vector<std::int64_t>& cells) {
   for (std::size_t e = 0; e < edges; ++e) {
-    const std::int64_t v = nodes[static_cast<std::size_t>(edge_nodes[2 * e])] * 3 + nodes[static_cast<std::size_t>(edge_nodes[2 * e + 1])];
+    const std::int64_t v =
+        nodes[static_cast<std::size_t>(edge_nodes[2 * e])] * 3 + nodes[static_cast<std::size_t>(edge_nodes[2 * e + 1])];
     cells[static_cast<std::size_t>(edge_cells[2 * e])] += v;
     cells[static_cast<std::size_t>(edge_cells[2 * e + 1])] -= 2 * v;
   }
@@ -58,7 +59,8 @@ inline std::vector<std::int64_t> serial_edge_sums(const mesh& m, const std::vect
 }
 
 // The loop on one rank: over its owned and exec halo edges, from its local nodes (halo included).
-inline std::vector<std::int64_t> rank_edge_sums(const parloop::mpi::rank_plan& p, const std::vector<std::int64_t>& nodes) {
+inline std::vector<std::int64_t> rank_edge_sums(const parloop::mpi::rank_plan& p,
+                                                const std::vector<std::int64_t>& nodes) {
   std::vector<std::int64_t> cells(static_cast<std::size_t>(p.sets[0].size()), 0);
   edge_sums(static_cast<std::size_t>(p.sets[1].exec_end), p.maps[0], p.maps[1], nodes, cells);
   return cells;

@@ -54,8 +54,9 @@ TEST_CASE("a kernel or local may take any C identifier, built-in names of OpenCL
   // Kernel names that are OpenCL built-ins or words of the language; locals that are macros
   // (M_PI, NULL, FLT_MAX), keywords or types of OpenCL C (read_only, image2d_t), and names that
   // look like parloop's own (atomics, as_vector, map2d, data3d).
-  const std::vector<std::string> kernel_names = {"step", "dot", "clamp", "length", "mix", "sign", "round",
-                                                 "select", "main", "read_write", "write_only", "kernel", "data0"};
+  const std::vector<std::string> kernel_names = {"step",       "dot",    "clamp",  "length", "mix",
+                                                 "sign",       "round",  "select", "main",   "read_write",
+                                                 "write_only", "kernel", "data0"};
   for (const std::string& name : kernel_names) {
     INFO(name);
     agree<double>(
@@ -143,7 +144,8 @@ TEST_CASE("a computed index out of range is an error on every backend, naming ke
       pl::par_loop(neighbour, s, q(pl::READ, next), slot(pl::READ), out(pl::WRITE));
       (void)out.host();
     };
-    CHECK_THROWS_WITH(neighbour_and_read(), Contains("kernel 'neighbour': argument 0 has 2 map slots; index 5 is out of range"));
+    CHECK_THROWS_WITH(neighbour_and_read(),
+                      Contains("kernel 'neighbour': argument 0 has 2 map slots; index 5 is out of range"));
     // Negative too, and reported once: the next loops and reads run.
     which.host_view(pl::WRITE)[3] = -1;
     CHECK_THROWS_WITH(pick_and_read(), Contains("argument 0 has 3 components; index -1 is out of range"));
@@ -170,7 +172,8 @@ TEST_CASE("PARLOOP_CHECK_INDICES=0 writes no index checks; another value is an e
   CHECK_THROWS_WITH(parloop_test::device_runtime(), Contains("PARLOOP_CHECK_INDICES is 'yes'"));
 }
 
-TEST_CASE("settings::dump_source: each source a device runtime generates is written there", "[agreement][dump][compiled]") {
+TEST_CASE("settings::dump_source: each source a device runtime generates is written there",
+          "[agreement][dump][compiled]") {
   const auto dir = std::filesystem::temp_directory_path() / ("parloop-dump-runtime-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   pl::settings settings = pl::settings::from_environment();
@@ -247,7 +250,8 @@ TEST_CASE("INC, MIN and MAX into globals of several components agree", "[agreeme
       }
     });
     // Twice: the second loop adds to the first's results, on the device as on the host.
-    for (int i = 0; i < 2; ++i) pl::par_loop(reduce, s, x(pl::READ), k(pl::READ), total(pl::INC), low(pl::MIN), high(pl::MAX));
+    for (int i = 0; i < 2; ++i)
+      pl::par_loop(reduce, s, x(pl::READ), k(pl::READ), total(pl::INC), low(pl::MIN), high(pl::MAX));
     const auto t = total.values();
     const auto l = low.values(), h = high.values();
     return sums{{t.begin(), t.end()}, {l.begin(), l.end()}, {h.begin(), h.end()}};

@@ -37,8 +37,8 @@ namespace pl = parloop;
 namespace {
 
 struct temporary_directory {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("parloop_test_airfoil_" + std::to_string(::getpid()));
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("parloop_test_airfoil_" + std::to_string(::getpid()));
   temporary_directory() { std::filesystem::create_directories(path); }
   ~temporary_directory() {
     std::error_code ec;
@@ -91,7 +91,9 @@ airfoil::mesh read_through_fifo(const temporary_directory& dir, const std::strin
   return airfoil::read_mesh(path);
 }
 
-double coordinate(const airfoil::mesh& m, pl::index_t node, int k) { return m.x[2 * std::size_t(node) + std::size_t(k)]; }
+double coordinate(const airfoil::mesh& m, pl::index_t node, int k) {
+  return m.x[2 * std::size_t(node) + std::size_t(k)];
+}
 
 // Adds a face's normal (dy, -dx), (dx, dy) = first node - second, to one cell and takes it from another.
 void add_normal(const airfoil::mesh& m, pl::index_t a, pl::index_t b, std::vector<double>& sum, pl::index_t to,
@@ -315,9 +317,10 @@ TEST_CASE("Airfoil on the device under test: the host backend's solution", "[air
     CHECK_THROWS_WITH(s.iterate(airfoil::c_kernels(c)), Catch::Contains("needs a device backend"));
   }
   pl::Runtime device = parloop_test::device_runtime();
-  for (const auto& [c_kernels, conflicts] : {std::pair{false, pl::conflicts::atomics}, std::pair{true, pl::conflicts::atomics},
-                                             std::pair{false, pl::conflicts::colors}, std::pair{true, pl::conflicts::blocks},
-                                             std::pair{false, pl::conflicts::blocks}}) {
+  for (const auto& [c_kernels, conflicts] :
+       {std::pair{false, pl::conflicts::atomics}, std::pair{true, pl::conflicts::atomics},
+        std::pair{false, pl::conflicts::colors}, std::pair{true, pl::conflicts::blocks},
+        std::pair{false, pl::conflicts::blocks}}) {
     INFO((c_kernels ? "C kernels, " : "DSL kernels, ") << pl::to_string(conflicts) << ", on " << device.device_name());
     device.set_default_conflicts(conflicts);
     const auto [got, got_rms] = c_kernels ? run(device, airfoil::c_kernels(c)) : run(device, airfoil::dsl_kernels(c));

@@ -190,9 +190,10 @@ TEST_CASE("a choice is made per size class of the range, in memory and on disk a
   CHECK(other.cache().compiles() == 0);
 }
 
-TEST_CASE("a candidate the loop cannot take is passed over; where every one fails, the first error is thrown and "
-          "the arrays keep the call's values",
-          "[autotune]") {
+TEST_CASE(
+    "a candidate the loop cannot take is passed over; where every one fails, the first error is thrown and "
+    "the arrays keep the call's values",
+    "[autotune]") {
   const scoped_env no_disk("PARLOOP_CACHE", "off");
   const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host), rt = parloop_test::device_runtime();
   // Through a map of arity 65, which a two-level plan cannot stage: those candidates are refused.
@@ -223,15 +224,15 @@ TEST_CASE("a candidate the loop cannot take is passed over; where every one fail
     x = x * 2.0 + 1.0;
     acc += q[i];
   });
-  CHECK_THROWS_WITH(pl::par_loop(faulty, s, pl::autotune{}, q(pl::READ), which(pl::READ), x(pl::RW), acc(pl::INC, to_cell, 0)),
-                    Catch::Contains("kernel 'faulty': argument 0 has 3 components; index 5 is out of range"));
+  CHECK_THROWS_WITH(
+      pl::par_loop(faulty, s, pl::autotune{}, q(pl::READ), which(pl::READ), x(pl::RW), acc(pl::INC, to_cell, 0)),
+      Catch::Contains("kernel 'faulty': argument 0 has 3 components; index 5 is out of range"));
   CHECK(faulty.cache().tunings() == 0);
   check_values<double>(x.host(), {1, 2, 3, 4, 5, 6});
   check_values<double>(acc.host(), {10, 20, 30, 40});
 }
 
-TEST_CASE("the candidates: each kernel once, colours and plans only where writes combine through maps",
-          "[autotune]") {
+TEST_CASE("the candidates: each kernel once, colours and plans only where writes combine through maps", "[autotune]") {
   const pl::Runtime rt = parloop_test::device_runtime();
   const pl::detail::device_backend& device = *rt.state()->backend;
   const pl::Set cells(rt, n_cells), edges(rt, n_edges);
@@ -262,11 +263,10 @@ TEST_CASE("the candidates: each kernel once, colours and plans only where writes
 
 TEST_CASE("a choice's record reads back as written; damaged ones are refused", "[autotune][disk]") {
   namespace d = pl::detail;
-  for (const d::loop_launch& l :
-       {d::loop_launch{pl::split_n_across_workgroups{512}, pl::conflicts::blocks},
-        d::loop_launch{pl::grid_stride{256, 8}, pl::conflicts::atomics},
-        d::loop_launch{pl::chunked{16, 256}, pl::conflicts::colors},
-        d::loop_launch{pl::vectors_across_workgroups{128, 4}, pl::conflicts::atomics}}) {
+  for (const d::loop_launch& l : {d::loop_launch{pl::split_n_across_workgroups{512}, pl::conflicts::blocks},
+                                  d::loop_launch{pl::grid_stride{256, 8}, pl::conflicts::atomics},
+                                  d::loop_launch{pl::chunked{16, 256}, pl::conflicts::colors},
+                                  d::loop_launch{pl::vectors_across_workgroups{128, 4}, pl::conflicts::atomics}}) {
     const std::optional<d::loop_launch> back = d::choice_from_bytes(d::choice_bytes(l));
     REQUIRE(back);
     CHECK(*back == l);

@@ -42,7 +42,8 @@ void check_coloring(const pl::detail::coloring& c, pl::index_t start, pl::index_
   std::sort(sorted.begin(), sorted.end());
   for (pl::index_t i = 0; i < end - start; ++i) REQUIRE(sorted[static_cast<std::size_t>(i)] == start + i);
   for (int colour = 0; colour < c.colors(); ++colour) {
-    const auto first = c.offsets[static_cast<std::size_t>(colour)], last = c.offsets[static_cast<std::size_t>(colour) + 1];
+    const auto first = c.offsets[static_cast<std::size_t>(colour)],
+               last = c.offsets[static_cast<std::size_t>(colour) + 1];
     REQUIRE(first < last);  // no empty colour
     std::set<std::pair<int, pl::index_t>> reached;
     for (auto p = first; p < last; ++p) {
@@ -52,7 +53,8 @@ void check_coloring(const pl::detail::coloring& c, pl::index_t start, pl::index_
       std::set<std::pair<int, pl::index_t>> mine;
       for (const auto& t : through) {
         for (int j = t.first_slot; j <= t.last_slot; ++j) {
-          mine.insert({t.space, t.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(t.arity) + static_cast<std::size_t>(j)]});
+          mine.insert({t.space, t.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(t.arity) +
+                                         static_cast<std::size_t>(j)]});
         }
       }
       for (const auto& target : mine) {
@@ -72,11 +74,11 @@ TEST_CASE("a colouring holds every element once, and no two of a colour meet at 
   const std::vector<pl::index_t> elsewhere = random_map(n, 50, 1);
   using t = pl::detail::combined_targets;
   const std::vector<std::vector<t>> cases = {
-      {{edges, 2, 0, 0, 0, targets}},                                   // one slot
-      {{edges, 2, 0, 1, 0, targets}},                                   // both slots (a whole map)
-      {{edges, 2, 0, 0, 0, targets}, {edges, 2, 1, 1, 0, targets}},     // slot by slot, one space
-      {{edges, 2, 0, 1, 0, targets}, {other, 3, 0, 2, 0, targets}},     // two maps to one set
-      {{edges, 2, 1, 1, 0, targets}, {elsewhere, 1, 0, 0, 1, 50}},      // two target sets
+      {{edges, 2, 0, 0, 0, targets}},                                // one slot
+      {{edges, 2, 0, 1, 0, targets}},                                // both slots (a whole map)
+      {{edges, 2, 0, 0, 0, targets}, {edges, 2, 1, 1, 0, targets}},  // slot by slot, one space
+      {{edges, 2, 0, 1, 0, targets}, {other, 3, 0, 2, 0, targets}},  // two maps to one set
+      {{edges, 2, 1, 1, 0, targets}, {elsewhere, 1, 0, 0, 1, 50}},   // two target sets
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     for (const auto& [start, end] : {std::pair{0, n}, std::pair{123, 1500}, std::pair{7, 7}}) {
@@ -123,16 +125,18 @@ TEST_CASE("a colouring is first fit in element order, however many elements meet
     taken[b].insert(c);
     INFO("element " << e);
     REQUIRE(colors[e] == c);
-    if (expected_counts.size() <= static_cast<std::size_t>(c)) expected_counts.resize(static_cast<std::size_t>(c) + 1, 0);
+    if (expected_counts.size() <= static_cast<std::size_t>(c))
+      expected_counts.resize(static_cast<std::size_t>(c) + 1, 0);
     ++expected_counts[static_cast<std::size_t>(c)];
   }
   CHECK(expected_counts.size() > 1000);
   CHECK(counts == expected_counts);
 }
 
-TEST_CASE("a two-level plan: blocks of a colour, and elements of a colour within a block, never meet; staging "
-          "places lead to the targets",
-          "[coloring][plan]") {
+TEST_CASE(
+    "a two-level plan: blocks of a colour, and elements of a colour within a block, never meet; staging "
+    "places lead to the targets",
+    "[coloring][plan]") {
   namespace d = pl::detail;
   pl::transfer_stats transfers;
   const int n = 3000, targets = 400, block = 64;
@@ -149,23 +153,29 @@ TEST_CASE("a two-level plan: blocks of a colour, and elements of a colour within
     REQUIRE(plan->offsets.back() == blocks);
     REQUIRE(p[d::plan_start] == start);
     const int stride = p[d::plan_info_stride];
-    const auto info = [&](int b, int field) { return p[static_cast<std::size_t>(p[d::plan_block_info] + b * stride + field)]; };
+    const auto info = [&](int b, int field) {
+      return p[static_cast<std::size_t>(p[d::plan_block_info] + b * stride + field)];
+    };
     std::vector<int> seen(static_cast<std::size_t>(blocks), 0);
     for (int colour = 0; colour < plan->colors(); ++colour) {
       std::set<std::pair<int, pl::index_t>> reached_by_colour;
-      for (auto pos = plan->offsets[static_cast<std::size_t>(colour)]; pos < plan->offsets[static_cast<std::size_t>(colour) + 1]; ++pos) {
+      for (auto pos = plan->offsets[static_cast<std::size_t>(colour)];
+           pos < plan->offsets[static_cast<std::size_t>(colour) + 1]; ++pos) {
         const int b = p[static_cast<std::size_t>(p[d::plan_block_order] + pos)];
         ++seen[static_cast<std::size_t>(b)];
         const int first = info(b, d::info_first), count = info(b, d::info_count);
         REQUIRE(first == start + b * block);
         REQUIRE(count == std::min(block, end - first));
         std::set<std::pair<int, pl::index_t>> of_block;
-        std::vector<std::set<std::pair<int, pl::index_t>>> by_thread_colour(static_cast<std::size_t>(info(b, d::info_colors)));
+        std::vector<std::set<std::pair<int, pl::index_t>>> by_thread_colour(
+            static_cast<std::size_t>(info(b, d::info_colors)));
         for (int e = first; e < first + count; ++e) {
           const int tc = p[static_cast<std::size_t>(p[d::plan_thread_color] + (e - start))];
           REQUIRE((tc >= 0 && tc < info(b, d::info_colors)));
           std::set<std::pair<int, pl::index_t>> mine;
-          d::for_each_target(through, e, [&](std::size_t space, std::size_t t) { mine.insert({static_cast<int>(space), static_cast<pl::index_t>(t)}); });
+          d::for_each_target(through, e, [&](std::size_t space, std::size_t t) {
+            mine.insert({static_cast<int>(space), static_cast<pl::index_t>(t)});
+          });
           for (const auto& t : mine) {
             REQUIRE(by_thread_colour[static_cast<std::size_t>(tc)].insert(t).second);
             of_block.insert(t);
@@ -174,11 +184,15 @@ TEST_CASE("a two-level plan: blocks of a colour, and elements of a colour within
           for (std::size_t g = 0; g < groups.size(); ++g) {
             for (int j = 0; j < groups[g].arity; ++j) {
               if (((groups[g].slots >> j) & 1u) == 0) continue;
-              const int place = p[static_cast<std::size_t>(p[d::plan_local(static_cast<int>(g))] + (e - start) * groups[g].arity + j)];
+              const int place = p[static_cast<std::size_t>(p[d::plan_local(static_cast<int>(g))] +
+                                                           (e - start) * groups[g].arity + j)];
               REQUIRE((place >= 0 && place < info(b, d::info_targets_count(static_cast<int>(g)))));
-              const int target = p[static_cast<std::size_t>(p[d::plan_targets(static_cast<int>(g))] +
-                                                            info(b, d::info_targets_start(static_cast<int>(g))) + place)];
-              REQUIRE(target == groups[g].values[static_cast<std::size_t>(e) * static_cast<std::size_t>(groups[g].arity) + static_cast<std::size_t>(j)]);
+              const int target =
+                  p[static_cast<std::size_t>(p[d::plan_targets(static_cast<int>(g))] +
+                                             info(b, d::info_targets_start(static_cast<int>(g))) + place)];
+              REQUIRE(target ==
+                      groups[g].values[static_cast<std::size_t>(e) * static_cast<std::size_t>(groups[g].arity) +
+                                       static_cast<std::size_t>(j)]);
             }
           }
         }
@@ -202,17 +216,20 @@ TEST_CASE("a coloured kernel stores plainly and takes its elements from the orde
   const auto ir = k.traced(w(pl::READ), r(pl::INC, e2c));
   for (const auto dialect : {pl::codegen::dialect_kind::opencl, pl::codegen::dialect_kind::cuda}) {
     const auto plain = pl::codegen::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {});
-    const auto colored = pl::codegen::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.writes = pl::conflicts::colors});
+    const auto colored =
+        pl::codegen::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(plain.code.text, Catch::Contains("pl_atomic_add"));
     CHECK_THAT(colored.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_e = pl_order[pl_p]"));
     CHECK(colored.layout.back().role == pl::codegen::buffer_role::order);
     // A coloured loop's elements are not side by side: no vectors.
-    const auto vectors = pl::codegen::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.writes = pl::conflicts::colors});
+    const auto vectors =
+        pl::codegen::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(vectors.code.text, !Catch::Contains("pl_vec"));
     // A two-level plan stages in local memory, a block of 128 work-items, each adding 2 slots.
-    const auto blocks = pl::codegen::make_source(*ir, dialect, pl::grid_stride{128, 4}, {.writes = pl::conflicts::blocks});
-    CHECK_THAT(blocks.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_stage0[256]") &&
-                                     Catch::Contains("pl_plan"));
+    const auto blocks =
+        pl::codegen::make_source(*ir, dialect, pl::grid_stride{128, 4}, {.writes = pl::conflicts::blocks});
+    CHECK_THAT(blocks.code.text,
+               !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_stage0[256]") && Catch::Contains("pl_plan"));
     CHECK(blocks.block == 128);
     CHECK(blocks.grid(10, 25, {}) == 15);  // a work-group per block of the colour
     CHECK(blocks.layout.back().role == pl::codegen::buffer_role::plan);
@@ -250,7 +267,8 @@ TEST_CASE("loops that combine through maps give the host's results coloured, wit
     const pl::Map e2c(edges, cells, 2, edge_cells), e2o(edges, cells, 1, edge_other);
     const pl::Dat<double> w(edges, weights);
     const pl::Dat<std::int32_t> c(edges, counts);
-    pl::Dat<double> r(cells), lo(cells, std::vector<double>(n_cells, 10.0)), hi(cells, std::vector<double>(n_cells, -10.0));
+    pl::Dat<double> r(cells), lo(cells, std::vector<double>(n_cells, 10.0)),
+        hi(cells, std::vector<double>(n_cells, -10.0));
     pl::Dat<double> o(cells);
     pl::Dat<std::int32_t> s(cells);
     pl::par_loop(flux, edges, how..., range, w(pl::READ), c(pl::READ), r(pl::INC, e2c), s(pl::INC, e2c),
@@ -308,9 +326,10 @@ TEST_CASE("loops that combine through maps give the host's results coloured, wit
   }
 }
 
-TEST_CASE("coloured and planned loops: one dat through two maps, with a global reduction; C source through a "
-          "whole map",
-          "[coloring][device]") {
+TEST_CASE(
+    "coloured and planned loops: one dat through two maps, with a global reduction; C source through a "
+    "whole map",
+    "[coloring][device]") {
   const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
   const pl::Runtime device = parloop_test::device_runtime();
   const int n_cells = 300, n_edges = 2500;
@@ -342,8 +361,10 @@ TEST_CASE("coloured and planned loops: one dat through two maps, with a global r
     pl::Dat<double> r(cells), spread(cells);
     pl::Global<double> total(rt, 0.0);
     pl::par_loop(both, edges, c, w(pl::READ), r(pl::INC, e2c, 1), r(pl::INC, e2o, 0), total(pl::INC));
-    if (rt.kind() == pl::backend_kind::host) pl::par_loop(lambda_spread, edges, w(pl::READ), spread(pl::INC, e2c));
-    else pl::par_loop(c_spread, edges, c, w(pl::READ), spread(pl::INC, e2c));
+    if (rt.kind() == pl::backend_kind::host)
+      pl::par_loop(lambda_spread, edges, w(pl::READ), spread(pl::INC, e2c));
+    else
+      pl::par_loop(c_spread, edges, c, w(pl::READ), spread(pl::INC, e2c));
     const auto rv = r.host();
     const auto sv = spread.host();
     return result{{rv.begin(), rv.end()}, total.value(), {sv.begin(), sv.end()}};
@@ -366,9 +387,9 @@ TEST_CASE("a loop a plan cannot hold is refused, naming it, before anything is c
   const pl::Map m(from, to, 65, wide);
   pl::Dat<double> r(to);
   const auto k = pl::kernel("too_wide", [](auto r) { r[64][0] += 1.0; });
-  CHECK_THROWS_WITH(pl::par_loop(k, from, pl::conflicts::blocks, r(pl::INC, m)),
-                    Catch::Contains("par_loop 'too_wide'") && Catch::Contains("arity at most 64") &&
-                        Catch::Contains("arity 65"));
+  CHECK_THROWS_WITH(
+      pl::par_loop(k, from, pl::conflicts::blocks, r(pl::INC, m)),
+      Catch::Contains("par_loop 'too_wide'") && Catch::Contains("arity at most 64") && Catch::Contains("arity 65"));
   CHECK(k.cache().compiles() == 0);
   // Coloured, or with atomics, it runs.
   pl::par_loop(k, from, pl::conflicts::colors, r(pl::INC, m));
@@ -419,7 +440,8 @@ TEST_CASE("loops over ever new ranges keep a bounded number of colourings, the m
   pl::Dat<double> r(cells);
   const auto colors_of = [&](pl::range range) {
     const std::array views{pl::detail::view_of(w(pl::READ)), pl::detail::view_of(r(pl::INC, e2c))};
-    return pl::detail::kept_for("shifting_spread", range, 0, pl::detail::kept_kind::element_colors, views, nullptr).colors;
+    return pl::detail::kept_for("shifting_spread", range, 0, pl::detail::kept_kind::element_colors, views, nullptr)
+        .colors;
   };
   const std::shared_ptr<pl::detail::coloring> first = colors_of(fixed), early = colors_of(pl::range{1, 1 + width});
   for (int i = 2; i <= loops; ++i) {

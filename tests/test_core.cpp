@@ -148,8 +148,8 @@ TEST_CASE("Runtime chooses the backend from PARLOOP_BACKEND", "[core][runtime]")
   }
   SECTION("an unknown name lists the valid ones") {
     scoped_env env("PARLOOP_BACKEND", "vulkan");
-    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("PARLOOP_BACKEND is 'vulkan': use host (") && Contains("threads (") && Contains("opencl (") &&
-                                                     Contains("or cuda ("));
+    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("PARLOOP_BACKEND is 'vulkan': use host (") &&
+                                               Contains("threads (") && Contains("opencl (") && Contains("or cuda ("));
   }
   SECTION("every backend has a reason when unavailable") {
     for (const auto& s : pl::backends()) CHECK((s.available || !s.reason.empty()));
@@ -212,7 +212,8 @@ TEST_CASE("settings: every variable read into one struct when a runtime opens, o
     mine.conflicts.reset();
     mine.dat_layout = pl::dat_layout::soa;
     mine.cache = pl::cache_mode::off;
-    const pl::Runtime fake = pl::detail::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults, mine));
+    const pl::Runtime fake =
+        pl::detail::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults, mine));
     CHECK(fake.default_conflicts() == pl::conflicts::colors);
     CHECK(fake.dat_layout() == pl::dat_layout::soa);
     CHECK(fake.trace_checks() == pl::trace_checks::every_call);
@@ -221,12 +222,12 @@ TEST_CASE("settings: every variable read into one struct when a runtime opens, o
   }
   SECTION("one rule for every value: a variable's own words or a plain whole number; else an error naming it") {
     const std::vector<std::pair<const char*, const char*>> refused{
-        {"PARLOOP_BACKEND", "gpu"},       {"PARLOOP_THREADS", "2 "},        {"PARLOOP_THREADS", "+2"},
-        {"PARLOOP_THREADS", " 2"},        {"PARLOOP_THREADS_PIN", "yes"},   {"PARLOOP_CONFLICTS", "locks"},
-        {"PARLOOP_DAT_LAYOUT", "SOA"},    {"PARLOOP_AUTOTUNE", "true"},     {"PARLOOP_CHECK_TRACES", "2"},
-        {"PARLOOP_CHECK_INDICES", "on"},  {"PARLOOP_FAST_MATH", "1 "},      {"PARLOOP_MPI_CHECK", "y"},
-        {"PARLOOP_CACHE", "yes"},         {"PARLOOP_CACHE_MAX_MB", "0"},    {"PARLOOP_CACHE_MAX_MB", "+5"},
-        {"PARLOOP_LOG", "debug"},         {"PARLOOP_STATS", "2"},           {"PARLOOP_OP2_RENUMBER", "no"}};
+        {"PARLOOP_BACKEND", "gpu"},      {"PARLOOP_THREADS", "2 "},      {"PARLOOP_THREADS", "+2"},
+        {"PARLOOP_THREADS", " 2"},       {"PARLOOP_THREADS_PIN", "yes"}, {"PARLOOP_CONFLICTS", "locks"},
+        {"PARLOOP_DAT_LAYOUT", "SOA"},   {"PARLOOP_AUTOTUNE", "true"},   {"PARLOOP_CHECK_TRACES", "2"},
+        {"PARLOOP_CHECK_INDICES", "on"}, {"PARLOOP_FAST_MATH", "1 "},    {"PARLOOP_MPI_CHECK", "y"},
+        {"PARLOOP_CACHE", "yes"},        {"PARLOOP_CACHE_MAX_MB", "0"},  {"PARLOOP_CACHE_MAX_MB", "+5"},
+        {"PARLOOP_LOG", "debug"},        {"PARLOOP_STATS", "2"},         {"PARLOOP_OP2_RENUMBER", "no"}};
     for (const auto& [name, value] : refused) {
       INFO(name << "=" << value);
       scoped_env bad(name, value);
@@ -383,8 +384,8 @@ TEST_CASE("dats and globals of a type known at run time only", "[core][dat]") {
   const pl::Set cells(rt, 3, "cells");
 
   const std::vector<std::int64_t> values = {7, -8, 9, 10, 11, -(std::int64_t{1} << 40)};
-  const pl::detail::any_array d =
-      pl::detail::make_any_dat(cells, pl::scalar_type::int64, reinterpret_cast<const std::byte*>(values.data()), "d", 2);
+  const pl::detail::any_array d = pl::detail::make_any_dat(cells, pl::scalar_type::int64,
+                                                           reinterpret_cast<const std::byte*>(values.data()), "d", 2);
   REQUIRE(d.values->host_bytes() != nullptr);
   std::vector<std::int64_t> held(values.size());
   std::memcpy(held.data(), d.values->host_bytes(), held.size() * sizeof(std::int64_t));
@@ -437,7 +438,8 @@ TEST_CASE("A device keeps a dat of several components by components, or as the h
     }
     CHECK(on_device[37] == 0.0f);  // padding
     // Back to the host, transposed again.
-    auto& bytes = static_cast<parloop_test::fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes;
+    auto& bytes =
+        static_cast<parloop_test::fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes;
     const float changed = -2.0f;
     std::memcpy(bytes.data() + (2 * 64 + 5) * sizeof(float), &changed, sizeof changed);
     array.device_written();
@@ -477,7 +479,8 @@ TEST_CASE("a CPU device keeps dats by elements and colours combining writes, unl
     CHECK(cpu.default_conflicts() == pl::conflicts::colors);
   }
   const scoped_env soa("PARLOOP_DAT_LAYOUT", "soa"), blocks("PARLOOP_CONFLICTS", "blocks");
-  const pl::Runtime told = parloop_test::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults));
+  const pl::Runtime told =
+      parloop_test::runtime_on(std::make_shared<parloop_test::fake_backend>(pl::detail::cpu_defaults));
   CHECK(told.dat_layout() == pl::dat_layout::soa);
   CHECK(told.default_conflicts() == pl::conflicts::blocks);
 }
@@ -508,8 +511,9 @@ TEST_CASE("Validity mask: copies move only when a copy is stale", "[core][validi
   CHECK(t.to_host == 0);
 
   // A loop writing it on the device: the host copy is stale, read back once.
-  std::memset(static_cast<parloop_test::fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes.data(), 0,
-              bytes);
+  std::memset(
+      static_cast<parloop_test::fake_buffer&>(*const_cast<pl::detail::device_buffer*>(array.buffer())).bytes.data(), 0,
+      bytes);
   array.device_written();
   CHECK(array.valid() == pl::validity::device);
   CHECK(d.host()[0] == 0.0);

@@ -105,9 +105,10 @@ TEST_CASE("reductions over 100003 edges: direct RW, global INC / MAX, MIN throug
   };
   const result want = run(host(), pl::split_n_across_workgroups{});
   // Blocks of whole warps reduce by shuffles; 96 is three warps, 100 is not whole warps.
-  for (const pl::strategy& s : {pl::strategy{pl::split_n_across_workgroups{256}}, pl::strategy{pl::grid_stride{96, 2}},
-                                pl::strategy{pl::chunked{100, 7}}, pl::strategy{pl::split_n_across_workgroups{1024}},
-                                pl::strategy{pl::vectors_across_workgroups{128, 2}}, pl::strategy{pl::vectors_across_workgroups{96, 4}}}) {
+  for (const pl::strategy& s :
+       {pl::strategy{pl::split_n_across_workgroups{256}}, pl::strategy{pl::grid_stride{96, 2}},
+        pl::strategy{pl::chunked{100, 7}}, pl::strategy{pl::split_n_across_workgroups{1024}},
+        pl::strategy{pl::vectors_across_workgroups{128, 2}}, pl::strategy{pl::vectors_across_workgroups{96, 4}}}) {
     INFO(pl::to_string(s));
     const result got = run(gpu(), s);
     check_values<float>(got.w, want.w);
@@ -172,9 +173,9 @@ TEST_CASE("device memory on the GPU: copies, a copy riding along with the next d
   mem.wait();  // so does waiting
   CHECK(seen == sent);
 
-  CHECK_THROWS_WITH(mem.allocate(ctx.dev().total_memory * 2),
-                    Contains("cannot allocate " + std::to_string(ctx.dev().total_memory * 2) + " bytes on " +
-                             ctx.dev().name));
+  CHECK_THROWS_WITH(
+      mem.allocate(ctx.dev().total_memory * 2),
+      Contains("cannot allocate " + std::to_string(ctx.dev().total_memory * 2) + " bytes on " + ctx.dev().name));
 }
 
 TEST_CASE("PTX for an older architecture loads through the driver's JIT and gives the host's answers", "[cuda][ptx]") {
@@ -195,7 +196,8 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   pl::Dat<double, 4> q(cells, q0), res(cells);
   const auto ir = flux.traced(q(pl::READ, e2c, 0), q(pl::READ, e2c, 1), res(pl::INC, e2c, 0), res(pl::INC, e2c, 1));
   // Written as the backend writes its kernels: q and res are kept by components there.
-  const auto source = pl::codegen::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128}, b.codegen_options());
+  const auto source =
+      pl::codegen::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128}, b.codegen_options());
   REQUIRE(std::count_if(source.layout.begin(), source.layout.end(), [](const pl::codegen::kernel_buffer& buf) {
             return buf.role == pl::codegen::buffer_role::stride;
           }) == 2);
@@ -203,8 +205,7 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   const cu::compiled ptx = cu::build(source.code, cu::target{75, true, false});
   REQUIRE(ptx.format == pl::cache::binary_format::ptx);
   CHECK_THAT(std::string(ptx.binary.begin(), ptx.binary.end()), Contains(".entry pl_kernel_flux"));
-  cu::launcher loaded(b.shared_context(), ptx.binary, ptx.format, ptx.entry, source.grid, source.block,
-                            source.layout);
+  cu::launcher loaded(b.shared_context(), ptx.binary, ptx.format, ptx.entry, source.grid, source.block, source.layout);
   std::vector<const pl::detail::device_buffer*> buffers;
   std::vector<int> strides;
   for (const pl::codegen::kernel_buffer& buf : loaded.layout()) {
@@ -242,7 +243,8 @@ TEST_CASE("PARLOOP_FAST_MATH=1 compiles with --use_fast_math, part of the device
     CHECK_THAT(backend_of(rt).signature().options, Contains("--use_fast_math"));
     const auto got = run(rt);
     // Approximate functions: a few ulps, not rounding.
-    for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::fabs(got[i] - want[i]) <= 1e-5f * std::fabs(want[i]) + 1e-6f);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      CHECK(std::fabs(got[i] - want[i]) <= 1e-5f * std::fabs(want[i]) + 1e-6f);
   }
   check_values<float>(run(gpu()), want);
   const parloop_test::scoped_env wrong("PARLOOP_FAST_MATH", "yes");

@@ -43,9 +43,11 @@ TEST_CASE("a CUDA device is chosen by index or by part of its name", "[cuda][dev
   CHECK(cu::select_device(two, "h200", -1).arch() == "sm_90");
   CHECK(cu::select_device(two, "4090", -1).arch() == "sm_89");
   CHECK_THROWS_AS(cu::select_device(two, "7", -1), pl::backend_unavailable);
-  CHECK_THROWS_WITH(cu::select_device(two, "7", -1), Contains("CUDA: no device is numbered or named '7'; the devices are:") &&
-                                                     Contains("0 NVIDIA H200 (sm_90, 132 SMs, 141 GiB)"));
-  CHECK_THROWS_WITH(cu::select_device(two, "a100", -1), Contains("no device is numbered or named 'a100'") && Contains("1 NVIDIA GeForce"));
+  CHECK_THROWS_WITH(cu::select_device(two, "7", -1),
+                    Contains("CUDA: no device is numbered or named '7'; the devices are:") &&
+                        Contains("0 NVIDIA H200 (sm_90, 132 SMs, 141 GiB)"));
+  CHECK_THROWS_WITH(cu::select_device(two, "a100", -1),
+                    Contains("no device is numbered or named 'a100'") && Contains("1 NVIDIA GeForce"));
   CHECK_THROWS_WITH(cu::select_device({}, "", -1), Contains("CUDA: the driver sees no device"));
   // Without a selector, MPI ranks on a node spread over its devices by local rank.
   CHECK(cu::select_device(two, "", 0).index == 0);
@@ -92,7 +94,8 @@ TEST_CASE("the driver lists the devices, or says why it cannot", "[cuda][device]
   CHECK(&cu::devices() == &cu::devices());
 }
 
-TEST_CASE("NVRTC compiles for the device's own architecture, else PTX for the newest it knows below", "[cuda][compile]") {
+TEST_CASE("NVRTC compiles for the device's own architecture, else PTX for the newest it knows below",
+          "[cuda][compile]") {
   const std::vector<int> known = {75, 80, 86, 89, 90, 100, 120};
   const cu::target h200 = cu::target_for(90, known, false);
   CHECK(h200.arch == 90);
@@ -112,7 +115,8 @@ TEST_CASE("NVRTC compiles for the device's own architecture, else PTX for the ne
                                                           Contains("the oldest architecture it knows is sm_75"));
 }
 
-TEST_CASE("NVRTC builds a generated kernel into a CUBIN or PTX, and a refused one names the compiler", "[cuda][compile]") {
+TEST_CASE("NVRTC builds a generated kernel into a CUBIN or PTX, and a refused one names the compiler",
+          "[cuda][compile]") {
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
   const pl::Set s(rt, 8);
   pl::Dat<double> x(s);
@@ -149,7 +153,9 @@ TEST_CASE("verify --rebuild: a CUDA entry whose binary is not its source's is fo
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
   const pl::Set s(rt, 8);
   pl::Dat<double> x(s);
-  const auto source_of = [&](const auto& k) { return pl::codegen::generate(*k.traced(x(pl::RW)), pl::codegen::dialect_kind::cuda); };
+  const auto source_of = [&](const auto& k) {
+    return pl::codegen::generate(*k.traced(x(pl::RW)), pl::codegen::dialect_kind::cuda);
+  };
   const auto twice = source_of(pl::kernel("rebuilt_twice", [](auto x) { x *= 2; }));
   const auto halve = source_of(pl::kernel("rebuilt_halve", [](auto x) { x *= 0.5; }));
   const cu::nvrtc& api = cu::nvrtc::get();
@@ -157,14 +163,15 @@ TEST_CASE("verify --rebuild: a CUDA entry whose binary is not its source's is fo
   const auto disk = pl::cache::disk_cache::open(folder.path, pl::cache::disk_mode::read_write);
   REQUIRE(disk != nullptr);
   // An entry as the CUDA backend stores one: `source` under the signature of `t`, holding `binary`.
-  const auto store = [&](const pl::codegen::generated_source& source, const cu::target& t, std::vector<unsigned char> binary,
-                         const std::string& compiler) {
+  const auto store = [&](const pl::codegen::generated_source& source, const cu::target& t,
+                         std::vector<unsigned char> binary, const std::string& compiler) {
     pl::cache::key_material m;
     m.signature = {pl::backend_kind::cuda, "CUDA", "NVIDIA H200", "", compiler, "sm_90", t.options_text()};
     m.source = source.text;
     m.grid = pl::codegen::grid_size(pl::split_n_across_workgroups{128});
     m.block = 128;
-    const pl::cache::kernel_record r{pl::backend_kind::cuda, t.format(), source.entry, std::move(binary), m.grid, 128, {}};
+    const pl::cache::kernel_record r{
+        pl::backend_kind::cuda, t.format(), source.entry, std::move(binary), m.grid, 128, {}};
     const std::string key = pl::cache::key_of(m);
     REQUIRE(disk->store(m, key, r));
     return disk->path_of(pl::backend_kind::cuda, key);
@@ -199,7 +206,8 @@ TEST_CASE("verify --rebuild: a CUDA entry whose binary is not its source's is fo
   CHECK(other.outcome == pl::cache::rebuild_outcome::not_here);
   CHECK_THAT(other.why, Contains("built by NVRTC 1.0, and this machine has " + api.name()));
   const cu::target unknown{1, false, false};
-  const pl::cache::rebuild_verdict no_target = verdict(store(halve, unknown, cu::build(halve, cubin).binary, api.name()));
+  const pl::cache::rebuild_verdict no_target =
+      verdict(store(halve, unknown, cu::build(halve, cubin).binary, api.name()));
   CHECK(no_target.outcome == pl::cache::rebuild_outcome::not_here);
   CHECK_THAT(no_target.why, Contains("has no target with the options '--gpu-architecture=sm_1 "));
 }

@@ -88,7 +88,10 @@ std::vector<T> values_of(const pl::Dat<T, D>& d) {
 // The same mesh and data on two runtimes.
 struct twin_mesh {
   explicit twin_mesh(pl::Runtime runtime, int n_cells = 517, int n_edges = 2003)
-      : rt(std::move(runtime)), cells(rt, n_cells), edges(rt, n_edges), e2c(edges, cells, 2, edge_cells(n_edges, n_cells)) {}
+      : rt(std::move(runtime)),
+        cells(rt, n_cells),
+        edges(rt, n_edges),
+        e2c(edges, cells, 2, edge_cells(n_edges, n_cells)) {}
   static const std::vector<pl::index_t>& edge_cells(int n_edges, int n_cells) {
     static const auto v = parloop_test::random_map(n_edges, n_cells, 2);
     (void)n_cells;
@@ -303,13 +306,14 @@ TEST_CASE("a kernel from C source may take a name OpenCL C or CUDA has for itsel
   std::vector<double> x0(100);
   for (std::size_t i = 0; i < x0.size(); ++i) x0[i] = 0.25 * static_cast<double>(i);
   // Keywords, built-ins and macros of OpenCL C and CUDA; each function doubles and adds its position.
-  const char* const names[] = {"kernel", "global", "local", "half", "M_PI", "NULL", "barrier", "sqrt", "threadIdx", "new"};
+  const char* const names[] = {"kernel", "global",  "local", "half",      "M_PI",
+                               "NULL",   "barrier", "sqrt",  "threadIdx", "new"};
   for (std::size_t n = 0; n < std::size(names); ++n) {
     INFO(names[n]);
     const std::string name = names[n];
     pl::Dat<double> x(s, x0);
-    const auto k = pl::kernel_from_source(
-        name, fmt::format("void {0}(double* x) {{ x[0] = 2.0 * x[0] + {1}.0; }}", name, n));
+    const auto k =
+        pl::kernel_from_source(name, fmt::format("void {0}(double* x) {{ x[0] = 2.0 * x[0] + {1}.0; }}", name, n));
     pl::par_loop(k, s, x(pl::RW));
     std::vector<double> want(x0);
     for (double& v : want) v = 2.0 * v + static_cast<double>(n);
@@ -317,13 +321,15 @@ TEST_CASE("a kernel from C source may take a name OpenCL C or CUDA has for itsel
   }
 }
 
-TEST_CASE("a kernel from source with #include: the disk cache sees the header's bytes", "[device][source][disk][compiled]") {
+TEST_CASE("a kernel from source with #include: the disk cache sees the header's bytes",
+          "[device][source][disk][compiled]") {
   const parloop_test::temporary_folder headers, cache;
   const parloop_test::scoped_env on("PARLOOP_CACHE", "on"), where("PARLOOP_CACHE_DIR", cache.path.c_str());
   const auto write_header = [&](const char* scale) {
     std::ofstream(headers.path / "constants.h") << "#pragma once\n#define SCALE " << scale << "\n";
   };
-  const std::string source = "#include \"constants.h\"\n#include \"constants.h\"\nvoid scaled(double* x) { x[0] *= SCALE; }\n";
+  const std::string source =
+      "#include \"constants.h\"\n#include \"constants.h\"\nvoid scaled(double* x) { x[0] *= SCALE; }\n";
   const pl::Runtime rt = parloop_test::device_runtime();
   const pl::Set s(rt, 64);
   const std::vector<double> x0 = parloop_test::random_values<double>(64);
@@ -402,10 +408,14 @@ TEST_CASE("every strategy covers every element of a range exactly once, up to IN
     count += 1;
   });
   auto tally = pl::kernel("tally", [](auto count) { count += 1; });
-  const pl::strategy all[] = {pl::split_n_across_workgroups{64},  pl::split_n_across_workgroups{256},
-                              pl::grid_stride{32, 2},             pl::grid_stride{256, 1},
-                              pl::chunked{8, 16},                 pl::chunked{1, 1},
-                              pl::vectors_across_workgroups{64, 2}, pl::vectors_across_workgroups{256, 4}};
+  const pl::strategy all[] = {pl::split_n_across_workgroups{64},
+                              pl::split_n_across_workgroups{256},
+                              pl::grid_stride{32, 2},
+                              pl::grid_stride{256, 1},
+                              pl::chunked{8, 16},
+                              pl::chunked{1, 1},
+                              pl::vectors_across_workgroups{64, 2},
+                              pl::vectors_across_workgroups{256, 4}};
   std::uniform_int_distribution<int> pick(0, n);
   for (const pl::strategy& s : all) {
     INFO(pl::to_string(s));
@@ -533,7 +543,8 @@ TEST_CASE("a global set on the host between loops reaches each loop with its val
   }
 }
 
-TEST_CASE("reductions finish on the device: loops read nothing back, value() reads once", "[device][reductions][compiled]") {
+TEST_CASE("reductions finish on the device: loops read nothing back, value() reads once",
+          "[device][reductions][compiled]") {
   twin_mesh d(parloop_test::device_runtime());
   const auto& t = d.rt.transfers();
   const auto x0 = parloop_test::random_values<double>(2003);
@@ -663,7 +674,9 @@ TEST_CASE("a kernel record round-trips through cereal and loads into a launcher 
     CHECK_THROWS_WITH(odd_in(damaged), Contains("damaged"));
   }
   // A record of another kind of binary is not loaded.
-  pl::cache::kernel_record other = backend.build(pl::codegen::make_source(*ir, backend.dialect(), strategies[0], backend.codegen_options()))->record();
+  pl::cache::kernel_record other =
+      backend.build(pl::codegen::make_source(*ir, backend.dialect(), strategies[0], backend.codegen_options()))
+          ->record();
   const bool on_opencl = parloop_test::device_backend() == pl::backend_kind::opencl;
   other.format = on_opencl ? pl::cache::binary_format::cubin : pl::cache::binary_format::opencl_program;
   CHECK_THROWS_WITH(backend.load(other), Contains(on_opencl ? "is not an OpenCL program" : "for this device"));

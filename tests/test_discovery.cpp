@@ -47,7 +47,7 @@ int failures_on_threads(int n, F&& f) {
 }  // namespace
 
 extern "C" CL_API_ENTRY cl_int CL_API_CALL clGetPlatformIDs(cl_uint entries, cl_platform_id* platforms,
-                                                           cl_uint* count) {
+                                                            cl_uint* count) {
   platform_queries.fetch_add(1);
   using real_type = cl_int (*)(cl_uint, cl_platform_id*, cl_uint*);
   static const auto real = reinterpret_cast<real_type>(dlsym(RTLD_NEXT, "clGetPlatformIDs"));
@@ -62,7 +62,8 @@ TEST_CASE("backends are found once, from any thread, and a missing device is an 
 
   // The host backend touches no device API.
   CHECK(failures_on_threads(4, [](const auto& check) {
-          for (int i = 0; i < 50; ++i) check(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
+          for (int i = 0; i < 50; ++i)
+            check(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
         }) == 0);
   CHECK(platform_queries == 0);
 
@@ -71,7 +72,8 @@ TEST_CASE("backends are found once, from any thread, and a missing device is an 
   const int listed = platform_queries;
   CHECK(listed > 0);
   // The best: OpenCL on a GPU, else threads (PoCL's CPU device comes after them).
-  const pl::backend_kind best = std::find_if(first.begin(), first.end(), [](const auto& s) { return s.available; })->kind;
+  const pl::backend_kind best =
+      std::find_if(first.begin(), first.end(), [](const auto& s) { return s.available; })->kind;
   CHECK(failures_on_threads(4, [best](const auto& check) {
           for (int i = 0; i < 10; ++i) {
             check(pl::backends().size() == 4);
@@ -91,8 +93,8 @@ TEST_CASE("backends are found once, from any thread, and a missing device is an 
       CHECK(s.device_requested);
       CHECK_THAT(s.reason, Contains("no device matches 'no-such-device'"));
     }
-    CHECK_THROWS_WITH(pl::Runtime::open(), Contains("backend 'opencl' is not available") &&
-                                               Contains("no device matches 'no-such-device'"));
+    CHECK_THROWS_WITH(pl::Runtime::open(),
+                      Contains("backend 'opencl' is not available") && Contains("no device matches 'no-such-device'"));
     CHECK_THROWS_WITH(pl::Runtime::open(pl::backend_kind::opencl), Contains("no device matches 'no-such-device'"));
     CHECK(pl::Runtime::open(pl::backend_kind::host).kind() == pl::backend_kind::host);
   }

@@ -51,8 +51,9 @@ namespace {
 
 pc::key_material sample_material(const std::string& source = "__kernel void pl_kernel_k() {}") {
   pc::key_material m;
-  m.signature = {pl::backend_kind::opencl, "Portable Computing Language 3.1", "cpu", "3.1", "OpenCL C 1.2",
-                 "OpenCL 3.0", "-cl-std=CL1.2"};
+  m.signature = {
+      pl::backend_kind::opencl, "Portable Computing Language 3.1", "cpu", "3.1", "OpenCL C 1.2", "OpenCL 3.0",
+      "-cl-std=CL1.2"};
   m.source = source;
   m.grid = pl::codegen::grid_size(pl::split_n_across_workgroups{64});
   m.block = 64;
@@ -118,7 +119,8 @@ TEST_CASE("an entry reads back as it was written, and only under its own key mat
   CHECK_THAT(wrong.problem, Contains("key material differs"));
 }
 
-TEST_CASE("the golden entry of format version 1 still reads, byte for byte as this version writes it", "[disk][golden]") {
+TEST_CASE("the golden entry of format version 1 still reads, byte for byte as this version writes it",
+          "[disk][golden]") {
   // tests/golden/entry-v1.plk was written by encode_entry(sample_material() of parloop 0.1.0,
   // sample_record()).
   // A deliberate format change bumps disk_format_version, keeps this file (it must then be
@@ -197,10 +199,9 @@ TEST_CASE("a well-sealed entry that lies inside is refused, without allocating w
 
   // A buffer's is_const byte that is neither 0 nor 1.
   pc::kernel_record r = sample_record();
-  const std::string bad_bool =
-      payload_of(m, static_cast<int>(r.backend), std::uint8_t{0}, pc::bounded(r.entry), pc::bounded(r.binary), r.grid,
-                 r.block, cereal::make_size_tag(cereal::size_type{1}), std::uint8_t{0}, 0, 0, std::uint8_t{0}, 1,
-                 std::uint8_t{2});
+  const std::string bad_bool = payload_of(
+      m, static_cast<int>(r.backend), std::uint8_t{0}, pc::bounded(r.entry), pc::bounded(r.binary), r.grid, r.block,
+      cereal::make_size_tag(cereal::size_type{1}), std::uint8_t{0}, 0, 0, std::uint8_t{0}, 1, std::uint8_t{2});
   CHECK_THAT(pc::decode_entry(sealed(bad_bool)).problem, Contains("a damaged buffer layout"));
 
   // A record launched otherwise than its key says.
@@ -213,7 +214,8 @@ TEST_CASE("a grid-size functor whose values could overflow is refused", "[disk]"
   using pl::codegen::grid_node;
   using pl::codegen::grid_op;
   const auto functor = [](std::int64_t constant, grid_op op) {
-    return pl::codegen::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
+    return pl::codegen::grid_size_functor(
+        std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
   };
   CHECK_THROWS_WITH(functor(INT64_MAX, grid_op::add), Contains("can pass 2^62"));
   CHECK_THROWS_WITH(functor(std::int64_t{1} << 40, grid_op::mul), Contains("can pass 2^62"));
@@ -254,7 +256,8 @@ TEST_CASE("the cache folder: where the environment says, private, refused when o
   }
   {
     const scoped_env bad("PARLOOP_CACHE", "yes");
-    CHECK_THROWS_WITH(pc::disk_cache::open(pl::settings::from_environment()), Contains("PARLOOP_CACHE is 'yes': use on (") && Contains("off (") && Contains("or read-only ("));
+    CHECK_THROWS_WITH(pc::disk_cache::open(pl::settings::from_environment()),
+                      Contains("PARLOOP_CACHE is 'yes': use on (") && Contains("off (") && Contains("or read-only ("));
   }
   // A folder others can write could hold an entry planted by them: not used.
   const std::filesystem::path shared = tmp.path / "shared";
@@ -373,9 +376,8 @@ TEST_CASE("the tool's view: entries checked, cleared, exported and imported agai
   other.replace_filename(std::string(32, 'e') + ".plk");
   std::filesystem::rename(moved, other);
   listed = pc::entries(*disk);
-  CHECK(std::count_if(listed.begin(), listed.end(), [](const auto& e) {
-          return e.problem == "filed under another key than its material's";
-        }) == 1);
+  CHECK(std::count_if(listed.begin(), listed.end(),
+                      [](const auto& e) { return e.problem == "filed under another key than its material's"; }) == 1);
 
   // A damaged export: the damaged entry is refused, the others stored.
   std::string bytes;
@@ -390,9 +392,9 @@ TEST_CASE("the tool's view: entries checked, cleared, exported and imported agai
   }
   pc::clear(*disk);
   CHECK(pc::import_from(*disk, file) == pc::import_result{1, 1, 0, ""});
-  CHECK_THROWS_WITH(pc::import_from(*disk, tmp.path / "missing.plx"),
-                    Contains("import: cannot read '" + (tmp.path / "missing.plx").string() +
-                             "': No such file or directory"));
+  CHECK_THROWS_WITH(
+      pc::import_from(*disk, tmp.path / "missing.plx"),
+      Contains("import: cannot read '" + (tmp.path / "missing.plx").string() + "': No such file or directory"));
 }
 
 namespace {
@@ -435,11 +437,10 @@ TEST_CASE("clear refuses a folder that holds anything parloop did not write, and
   for (const auto& [path, what] : theirs) {
     CAPTURE(path);
     write_file(path, "the user's own");
-    const std::filesystem::path named = path.parent_path() == tmp.path || path.parent_path() == shard
-                                            ? path
-                                            : path.parent_path();
+    const std::filesystem::path named =
+        path.parent_path() == tmp.path || path.parent_path() == shard ? path : path.parent_path();
     CHECK_THROWS_WITH(pc::clear(*disk), Contains("clear: '" + named.string() + "' (" + what + ") is not parloop's") &&
-                                         Contains("nothing was removed"));
+                                            Contains("nothing was removed"));
     CHECK(read_back(path) == "the user's own");
     CHECK(disk->load(m, key));
     std::filesystem::remove_all(named);
@@ -614,8 +615,7 @@ TEST_CASE("an export whose size field is damaged says how many entries it did no
   // Bytes after the last entry, too few for a size.
   write_file(file, good + "abc");
   pc::clear(*disk);
-  CHECK(pc::import_from(*disk, file) ==
-        pc::import_result{4, 0, 0, "3 bytes at the end, too few for entry 5's size"});
+  CHECK(pc::import_from(*disk, file) == pc::import_result{4, 0, 0, "3 bytes at the end, too few for entry 5's size"});
 }
 
 TEST_CASE("export and import name what is wrong with their file", "[disk][tool]") {
@@ -625,15 +625,15 @@ TEST_CASE("export and import name what is wrong with their file", "[disk][tool]"
   // parloop's errors (the tool says them in one line), never std::filesystem's.
   CHECK_THROWS_AS(pc::export_to(*disk, ""), pl::error);
   CHECK_THROWS_WITH(pc::export_to(*disk, ""), Contains("export: the file name is empty"));
-  CHECK_THROWS_WITH(pc::export_to(*disk, tmp.path), Contains("export: cannot write '" + tmp.path.string() +
-                                                         "': Is a directory"));
-  CHECK_THROWS_WITH(pc::export_to(*disk, tmp.path / "no" / "such.plx"),
-                    Contains("export: cannot write '" + (tmp.path / "no" / "such.plx").string() +
-                             "': No such file or directory"));
+  CHECK_THROWS_WITH(pc::export_to(*disk, tmp.path),
+                    Contains("export: cannot write '" + tmp.path.string() + "': Is a directory"));
+  CHECK_THROWS_WITH(
+      pc::export_to(*disk, tmp.path / "no" / "such.plx"),
+      Contains("export: cannot write '" + (tmp.path / "no" / "such.plx").string() + "': No such file or directory"));
   CHECK_THROWS_AS(pc::import_from(*disk, ""), pl::error);
   CHECK_THROWS_WITH(pc::import_from(*disk, ""), Contains("import: the file name is empty"));
-  CHECK_THROWS_WITH(pc::import_from(*disk, tmp.path), Contains("import: cannot read '" + tmp.path.string() +
-                                                           "': Is a directory"));
+  CHECK_THROWS_WITH(pc::import_from(*disk, tmp.path),
+                    Contains("import: cannot read '" + tmp.path.string() + "': Is a directory"));
 }
 
 TEST_CASE("a size in MiB: a whole number up to 2^40, never wrapped around", "[disk][tool]") {
@@ -773,7 +773,8 @@ TEST_CASE("where a device finishes a kernel at its first launch, its entry is st
   device->copies.out_of_memory = false;
 }
 
-TEST_CASE("on a device, a second kernel loads from disk instead of compiling, with the same results", "[disk][device]") {
+TEST_CASE("on a device, a second kernel loads from disk instead of compiling, with the same results",
+          "[disk][device]") {
   const cache_on_device device;
   const std::filesystem::path& folder = device.cache.path;
   const int n = 1000;
@@ -847,8 +848,10 @@ TEST_CASE("verify --rebuild: the entries a device stored are their sources' bina
   for (const auto& e : entries) {
     const pc::rebuild_verdict v = pl::backend::check_rebuild(e.path);
     CAPTURE(e.kernel, v.why);
-    if (compared) CHECK(v.outcome == pc::rebuild_outcome::same);
-    else CHECK((v.outcome == pc::rebuild_outcome::same || v.outcome == pc::rebuild_outcome::not_comparable));
+    if (compared)
+      CHECK(v.outcome == pc::rebuild_outcome::same);
+    else
+      CHECK((v.outcome == pc::rebuild_outcome::same || v.outcome == pc::rebuild_outcome::not_comparable));
   }
   // The second entry's binary sealed under the first's material (a swapped export, resealed).
   const auto read = [](const std::filesystem::path& p) {

@@ -68,9 +68,9 @@ TEST_CASE("math functions compute on the host as the C++ library does", "[dsl][m
   std::vector<double> want;
   for (int i = 0; i < n; ++i) {
     const double a = x0[i], b = y0[i];
-    for (double v : {std::sqrt(a), std::fabs(b), std::exp(b), std::log(a), std::pow(a, b), std::min(a, b),
-                     std::max(a, b), std::sin(b), std::cos(b), std::tan(b), std::atan2(b, a), std::floor(b * 3),
-                     std::ceil(b * 3)}) {
+    for (double v :
+         {std::sqrt(a), std::fabs(b), std::exp(b), std::log(a), std::pow(a, b), std::min(a, b), std::max(a, b),
+          std::sin(b), std::cos(b), std::tan(b), std::atan2(b, a), std::floor(b * 3), std::ceil(b * 3)}) {
       want.push_back(v);
     }
   }
@@ -215,9 +215,7 @@ TEST_CASE("select, if_ / else_if_ / else_ and for_ on data-dependent values", "[
     pl::for_(0, count, [&](auto j) { sum += x[j] * (j + 1); });
     o[2] = sum;
     auto acc = pl::let("acc", 0.0);
-    pl::for_(0, 3, [&](auto j) {
-      pl::if_(x[j] < 0.0 && j != 1, [&] { acc -= x[j]; });
-    });
+    pl::for_(0, 3, [&](auto j) { pl::if_(x[j] < 0.0 && j != 1, [&] { acc -= x[j]; }); });
     o[3] = acc;
   });
   pl::par_loop(k, s, x(pl::READ), count(pl::READ), out(pl::WRITE));
@@ -239,7 +237,8 @@ TEST_CASE("select, if_ / else_if_ / else_ and for_ on data-dependent values", "[
 
   const auto ir = k.traced(x(pl::READ), count(pl::READ), out(pl::WRITE));
   using sk = pl::ir::stmt_kind;
-  CHECK(body_kinds(*ir) == std::vector{sk::assign, sk::if_, sk::let, sk::for_, sk::assign, sk::let, sk::for_, sk::assign});
+  CHECK(body_kinds(*ir) ==
+        std::vector{sk::assign, sk::if_, sk::let, sk::for_, sk::assign, sk::let, sk::for_, sk::assign});
   const std::string text = pl::ir::to_string(*ir);
   CHECK_THAT(text, Contains("for (int i = 0; i < arg1[0]; ++i)"));
   CHECK_THAT(text, Contains("} else {"));
@@ -250,9 +249,7 @@ TEST_CASE("a C++ condition decides while tracing", "[dsl][control]") {
   const pl::Runtime rt = host();
   const pl::Set s(rt, 2);
   pl::Dat<double> y(s);
-  auto k = pl::kernel("constant_if", [](auto y) {
-    pl::if_(y.size() == 1, [&] { y = 1.0; }).else_([&] { y = 2.0; });
-  });
+  auto k = pl::kernel("constant_if", [](auto y) { pl::if_(y.size() == 1, [&] { y = 1.0; }).else_([&] { y = 2.0; }); });
   pl::par_loop(k, s, y(pl::WRITE));
   CHECK(y.host()[0] == 1.0);
   CHECK(body_kinds(*k.traced(y(pl::WRITE))) == std::vector{pl::ir::stmt_kind::assign});
@@ -295,9 +292,8 @@ TEST_CASE("component and slot indices are checked", "[dsl][rules]") {
   CHECK_THROWS_WITH(pl::par_loop(slot, edges, q(pl::READ, m), y(pl::WRITE)),
                     Contains("arity 2, slot 2 is out of range"));
   // A computed index is checked where it is computed: on the host, for each element.
-  auto computed = pl::kernel("computed_out_of_range", [](auto q, auto i, auto y) {
-    pl::for_(0, 1, [&](auto) { y[0] = q[i]; });
-  });
+  auto computed =
+      pl::kernel("computed_out_of_range", [](auto q, auto i, auto y) { pl::for_(0, 1, [&](auto) { y[0] = q[i]; }); });
   CHECK_THROWS_WITH(pl::par_loop(computed, edges, q(pl::READ, m, 0), idx(pl::READ), y(pl::WRITE)),
                     Contains("argument 0 has 2 components; index 2 is out of range"));
 }
@@ -338,27 +334,30 @@ TEST_CASE("symbolic values outside a trace are an error, not a crash", "[dsl][tr
   CHECK_THROWS_AS(pl::dsl::recorder(), pl::trace_error);
 }
 
-
-TEST_CASE("kernel_from_source replaces its #include lines by the files, found where the program says", "[dsl][source]") {
+TEST_CASE("kernel_from_source replaces its #include lines by the files, found where the program says",
+          "[dsl][source]") {
   const parloop_test::temporary_folder tmp;
   std::filesystem::create_directories(tmp.path / "inc" / "sub");
   std::filesystem::create_directories(tmp.path / "other");
-  const auto write = [&](const std::filesystem::path& p, const std::string& text) { std::ofstream(tmp.path / p) << text; };
+  const auto write = [&](const std::filesystem::path& p, const std::string& text) {
+    std::ofstream(tmp.path / p) << text;
+  };
   write("inc/a.h", "#pragma once\n#include \"sub/b.h\"\nA_BODY\n");
   write("inc/sub/b.h", "#include \"c.h\"\nB_BODY\n");  // c.h beside b.h comes first
   write("inc/sub/c.h", "C_NEAR\n");
   write("other/c.h", "C_FAR\n");
   write("other/d.h", "D_BODY\n");
   const pl::include_path path{tmp.path / "inc", tmp.path / "other"};
-  const std::string source = "#include \"a.h\"\n  #  include <a.h>\n/* #include \"missing.h\"\n*/ #include <d.h>\n"
-                             "void f(double* x) {}\n";
+  const std::string source =
+      "#include \"a.h\"\n  #  include <a.h>\n/* #include \"missing.h\"\n*/ #include <d.h>\n"
+      "void f(double* x) {}\n";
   const std::string text = pl::kernel_from_source("f", source, path).source();
   CHECK(text.find("C_NEAR") != std::string::npos);
   CHECK(text.find("C_FAR") == std::string::npos);
   CHECK(text.find("B_BODY") < text.find("A_BODY"));
   CHECK(text.find("A_BODY") == text.rfind("A_BODY"));  // #pragma once: included once
-  CHECK(text.find("missing") != std::string::npos);  // inside a comment: left alone
-  CHECK(text.find("D_BODY") == std::string::npos);   // after a comment on its line: no directive
+  CHECK(text.find("missing") != std::string::npos);    // inside a comment: left alone
+  CHECK(text.find("D_BODY") == std::string::npos);     // after a comment on its line: no directive
   CHECK(text.find("void f(double* x) {}") != std::string::npos);
 
   CHECK_THROWS_WITH(pl::kernel_from_source("f", "#include <sub/nothing.h>\nvoid f(double* x) {}", path),
@@ -378,14 +377,14 @@ TEST_CASE("kernel_from_source replaces its #include lines by the files, found wh
 
   // C's math header is the device compilers' own: dropped, unless a named folder has one.
   const std::string math = pl::kernel_from_source("f", "#include <math.h>\nvoid f(double* x) {}").source();
-  CHECK(math.find("// kernel 'f' line 1: #include <math.h> (the device compiler's own)") !=
-        std::string::npos);
+  CHECK(math.find("// kernel 'f' line 1: #include <math.h> (the device compiler's own)") != std::string::npos);
   write("other/math.h", "MY_MATH\n");
   CHECK(pl::kernel_from_source("f", "#include <math.h>\nvoid f(double* x) {}", path).source().find("MY_MATH") !=
         std::string::npos);
 }
 
-TEST_CASE("kernel_from_source follows #if, #ifdef and guards to the #include lines a compiler reaches", "[dsl][source]") {
+TEST_CASE("kernel_from_source follows #if, #ifdef and guards to the #include lines a compiler reaches",
+          "[dsl][source]") {
   const parloop_test::temporary_folder tmp;
   const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(tmp.path / name) << text; };
   // Two guarded headers that include each other, as C allows: each once, in the preprocessor's order.
@@ -421,13 +420,16 @@ TEST_CASE("kernel_from_source follows #if, #ifdef and guards to the #include lin
   CHECK(text.find("#include \"missing.h\"") != std::string::npos);  // left in place, unread
   CHECK(text.find("#include <cuda_fp16.h>") != std::string::npos);
   // A branch that is taken still needs its header.
-  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#define ON 1\n#if ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}", path),
-                    Contains("kernel 'f' line 3 includes \"missing.h\", which is not found"));
+  CHECK_THROWS_WITH(
+      pl::kernel_from_source("f", "#define ON 1\n#if ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}", path),
+      Contains("kernel 'f' line 3 includes \"missing.h\", which is not found"));
   // A macro undefined again, or defined in a branch the resolver cannot decide, is not assumed.
-  CHECK_THROWS_WITH(pl::kernel_from_source("f", "#define ON\n#undef ON\n#ifndef ON\n#include \"missing.h\"\n#endif\n", path),
-                    Contains("line 4 includes \"missing.h\""));
+  CHECK_THROWS_WITH(
+      pl::kernel_from_source("f", "#define ON\n#undef ON\n#ifndef ON\n#include \"missing.h\"\n#endif\n", path),
+      Contains("line 4 includes \"missing.h\""));
   CHECK_NOTHROW(pl::kernel_from_source(
-      "f", "#ifdef __OPENCL_VERSION__\n#define ON\n#endif\n#ifndef ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}",
+      "f",
+      "#ifdef __OPENCL_VERSION__\n#define ON\n#endif\n#ifndef ON\n#include \"missing.h\"\n#endif\nvoid f(double* x) {}",
       path));
 }
 
@@ -456,12 +458,14 @@ int main() { double b; kernel(nullptr, &b); const char* s = R"x(})x"; return twi
   // Not `twice` (main calls it), nor the declaration: the definition, in the file's order.
   CHECK(pl::detail::function_with_needs(file, "kernel") ==
         "#define SCALE(v) ((v) * HALF)\n#define HALF 0.5\nstatic double half(double v) { return SCALE(v); }\n"
-        "inline void kernel(const double* a, double* b) {\n  const int big = 1'000;  /* } */\n  *b = half(*a) + big;\n}\n");
+        "inline void kernel(const double* a, double* b) {\n  const int big = 1'000;  /* } */\n  *b = half(*a) + "
+        "big;\n}\n");
   CHECK(pl::detail::function_with_needs(file, "main")->find("const char* s = R\"x(})x\"; return twice(b) > 0; }") !=
         std::string::npos);
   // Declared, or named only in a comment or a string: not defined.
   CHECK_FALSE(pl::detail::function_with_needs(file, "point"));
-  CHECK_FALSE(pl::detail::function_with_needs("void f(double* a);\n// void g() {}\nconst char* s = \"void h() {}\";", "f"));
+  CHECK_FALSE(
+      pl::detail::function_with_needs("void f(double* a);\n// void g() {}\nconst char* s = \"void h() {}\";", "f"));
   CHECK_FALSE(pl::detail::function_with_needs("void f(double* a);\n// void g() {}\n", "g"));
   // A file that ends inside the function defines nothing.
   CHECK_FALSE(pl::detail::function_with_needs("void f(double* a) { if (a) {", "f"));
@@ -506,8 +510,9 @@ TEST_CASE("std:: before C's math names is taken out of a kernel's source, in cod
         min_max + "#define BIG(a, b) PL_STD_MAX(a, b)\nint x = BIG(1, 2) + pow(2, 3);");
   CHECK(without_std_math("x = std::floor(y);") == "x = floor(y);");
   // Comments, literals, other std:: names, other namespaces and longer names stay as written.
-  const std::string kept = "// std::min\nconst char* s = \"std::min\"; std::swap(a, b); mystd::min(a, b); "
-                           "::std::min(a, b); std::minimum(a); std::numeric_limits<int>::max();";
+  const std::string kept =
+      "// std::min\nconst char* s = \"std::min\"; std::swap(a, b); mystd::min(a, b); "
+      "::std::min(a, b); std::minimum(a); std::numeric_limits<int>::max();";
   CHECK(without_std_math(kept) == kept);
 }
 

@@ -142,9 +142,9 @@ TEST_CASE("the same data twice, one use modifying it, is refused; sharing that i
 
 TEST_CASE("a strategy no device can launch is refused on every backend", "[errors][strategy]") {
   mesh m;
-  CHECK_THROWS_WITH(pl::par_loop(copy, m.edges, pl::split_n_across_workgroups{2048}, m.on_edges(pl::READ),
-                                 m.on_edges(pl::WRITE)),
-                    Contains("the block must be 1 to 1024"));
+  CHECK_THROWS_WITH(
+      pl::par_loop(copy, m.edges, pl::split_n_across_workgroups{2048}, m.on_edges(pl::READ), m.on_edges(pl::WRITE)),
+      Contains("the block must be 1 to 1024"));
   pl::Dat<double> out(m.edges, "out");
   CHECK_THROWS_AS(pl::par_loop(copy, m.edges, pl::chunked{16, 0}, m.on_edges(pl::READ), out(pl::WRITE)),
                   pl::argument_error);

@@ -32,7 +32,8 @@ std::array<pl::backend_kind, 2> extruded_backends() { return {pl::backend_kind::
 
 std::vector<double> whole_numbers(std::size_t n, int modulus) {
   std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(parloop_test::rng()() % static_cast<unsigned>(modulus));
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<double>(parloop_test::rng()() % static_cast<unsigned>(modulus));
   return v;
 }
 
@@ -56,7 +57,8 @@ TEST_CASE("an extruded set is its base's columns of layers, numbered column by c
   const pl::Set as_set = cells;
   CHECK(pl::ExtrudedSet(as_set).layers() == 5);
 
-  CHECK_THROWS_WITH(pl::ExtrudedSet(base, 0, "flat"), Contains("extruded set 'flat' over 'tris': 0 layers; at least 1"));
+  CHECK_THROWS_WITH(pl::ExtrudedSet(base, 0, "flat"),
+                    Contains("extruded set 'flat' over 'tris': 0 layers; at least 1"));
   CHECK_THROWS_WITH(pl::ExtrudedSet(cells, 2, "twice"), Contains("the base is itself extruded"));
   CHECK_THROWS_WITH(pl::ExtrudedSet(base), Contains("set 'tris' is not an extruded set"));
   const pl::Set huge(rt, 1 << 20, "huge");
@@ -273,7 +275,8 @@ TEST_CASE("every launch strategy runs an extruded loop's columns, a base dat's v
           "[extruded][loops]") {
   const int columns = 333, base_nodes = 150, layers = 5;
   const std::vector<pl::index_t> tri_nodes = parloop_test::random_map(columns, base_nodes, 3);
-  const std::vector<double> area0 = whole_numbers(columns, 40), weight0 = whole_numbers(std::size_t(columns) * layers, 9);
+  const std::vector<double> area0 = whole_numbers(columns, 40),
+                            weight0 = whole_numbers(std::size_t(columns) * layers, 9);
   std::vector<double> want_load(std::size_t(base_nodes) * (layers + 1), 0.0), want_mass(columns, 0.0);
   for (std::size_t c = 0; c < std::size_t(columns); ++c) {
     for (std::size_t l = 0; l < std::size_t(layers); ++l) {
@@ -306,9 +309,11 @@ TEST_CASE("every launch strategy runs an extruded loop's columns, a base dat's v
   for (const pl::strategy& s : strategies) {
     INFO(pl::to_string(s));
     pl::Dat<double> mass(tris, "mass"), load(nodes, "load");
-    std::visit([&](const auto& named) { pl::par_loop(k, cells, named, area(pl::READ), weight(pl::READ), mass(pl::RW),
-                                                     load(pl::INC, cn)); },
-               s);
+    std::visit(
+        [&](const auto& named) {
+          pl::par_loop(k, cells, named, area(pl::READ), weight(pl::READ), mass(pl::RW), load(pl::INC, cn));
+        },
+        s);
     CHECK(values_of(mass) == want_mass);
     CHECK(values_of(load) == want_load);
   }
@@ -412,10 +417,12 @@ TEST_CASE("horizontal loops over an extruded set of edges, through extruded maps
                                  std::pair{pl::conflicts::blocks, 1}}) {
       INFO(int(way) << " " << pl::to_string(strategies[std::size_t(s)]));
       pl::Dat<double> fresh(cells, "fresh");
-      std::visit([&](const auto& named) {
-        pl::par_loop(horizontal, walls, way, named, conductance(pl::READ), t(pl::READ, wc, 0), t(pl::READ, wc, 1),
-                     fresh(pl::INC, wc, 0), fresh(pl::INC, wc, 1));
-      }, strategies[std::size_t(s)]);
+      std::visit(
+          [&](const auto& named) {
+            pl::par_loop(horizontal, walls, way, named, conductance(pl::READ), t(pl::READ, wc, 0), t(pl::READ, wc, 1),
+                         fresh(pl::INC, wc, 0), fresh(pl::INC, wc, 1));
+          },
+          strategies[std::size_t(s)]);
       std::vector<double> want(t0.size(), 0.0);
       for (std::size_t e = 0; e < std::size_t(base_edges); ++e) {
         const std::size_t a = at(edge_tris[2 * e]), c = at(edge_tris[2 * e + 1]);
@@ -502,7 +509,8 @@ TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a co
   // columns' cells, not side by side) become a cell per work-item.
   const pl::strategy stride = pl::grid_stride{128, 2};
   const std::string strided = source(ir, stride, pl::conflicts::atomics);
-  CHECK_THAT(strided, Contains("for (long long pl_cell = (long long)pl_start * 3 + pl_item; pl_cell < (long long)pl_end * 3;"));
+  CHECK_THAT(strided,
+             Contains("for (long long pl_cell = (long long)pl_start * 3 + pl_item; pl_cell < (long long)pl_end * 3;"));
   CHECK_THAT(strided, !Contains("for (int pl_l"));
   CHECK(source(ir, pl::vectors_across_workgroups{128, 2}, pl::conflicts::atomics) == by_cell);
   // A column per work-item: coloured, or a CPU's chunks, or a base dat incremented by each cell.
@@ -515,7 +523,8 @@ TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a co
   // compute unit.
   const auto made = cg::make_source(ir, cg::dialect_kind::cuda, split, cg::options{.writes = pl::conflicts::atomics});
   CHECK(made.grid(0, 100, {}) == (100 * 3 + 127) / 128);
-  const auto grid = cg::make_source(ir, cg::dialect_kind::cuda, stride, cg::options{.writes = pl::conflicts::atomics}).grid;
+  const auto grid =
+      cg::make_source(ir, cg::dialect_kind::cuda, stride, cg::options{.writes = pl::conflicts::atomics}).grid;
   CHECK(grid(0, 100, {.compute_units = 4}) == (100 * 3 + 127) / 128);
   CHECK(grid(0, 10000, {.compute_units = 4}) == 4 * 2);
 }

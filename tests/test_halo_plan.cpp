@@ -77,7 +77,8 @@ void check_plan(const mesh& m, const std::vector<std::vector<int>>& owners, cons
     for (const pm::global_map& map : maps) {
       if (static_cast<std::size_t>(map.from) != s) continue;
       for (int k = 0; k < map.arity; ++k) {
-        const auto t = map.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(map.arity) + static_cast<std::size_t>(k)];
+        const auto t =
+            map.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(map.arity) + static_cast<std::size_t>(k)];
         if (owners[static_cast<std::size_t>(map.to)][static_cast<std::size_t>(t)] == r) return true;
       }
     }
@@ -88,7 +89,8 @@ void check_plan(const mesh& m, const std::vector<std::vector<int>>& owners, cons
     for (int r = 0; r < ranks; ++r) {
       INFO("rank " << r << ", set " << s);
       const pm::rank_set& rs = plans[static_cast<std::size_t>(r)].sets[s];
-      REQUIRE((0 <= rs.core_end && rs.core_end <= rs.owned_end && rs.owned_end <= rs.exec_end && rs.exec_end <= rs.size()));
+      REQUIRE(
+          (0 <= rs.core_end && rs.core_end <= rs.owned_end && rs.owned_end <= rs.exec_end && rs.exec_end <= rs.size()));
       std::set<pl::index_t> seen;
       for (pl::index_t i = 0; i < rs.size(); ++i) {
         const pl::index_t g = rs.global[static_cast<std::size_t>(i)];
@@ -103,7 +105,8 @@ void check_plan(const mesh& m, const std::vector<std::vector<int>>& owners, cons
           for (const pm::global_map& map : maps) {
             if (static_cast<std::size_t>(map.from) != s) continue;
             for (int k = 0; k < map.arity; ++k) {
-              const auto t = map.values[static_cast<std::size_t>(g) * static_cast<std::size_t>(map.arity) + static_cast<std::size_t>(k)];
+              const auto t = map.values[static_cast<std::size_t>(g) * static_cast<std::size_t>(map.arity) +
+                                        static_cast<std::size_t>(k)];
               all_here = all_here && owners[static_cast<std::size_t>(map.to)][static_cast<std::size_t>(t)] == r;
             }
           }
@@ -196,7 +199,8 @@ TEST_CASE("on random meshes partitioned many ways, every region is its definitio
     // At random, every set; a rank that owns nothing (the last, where there are several).
     const std::vector<std::vector<int>> random_owners = parloop_test::random_owners(m, ranks, rng);
     // Cells by METIS over the graph their edges make; edges and nodes derived.
-    const auto cell_parts = pm::partition_graph(pm::joined_by(m.edge_cells, 2, m.sizes[0]), ranks, pm::graph_partitioner::metis);
+    const auto cell_parts =
+        pm::partition_graph(pm::joined_by(m.edge_cells, 2, m.sizes[0]), ranks, pm::graph_partitioner::metis);
     const auto derived = pm::derive_owners(m.sizes, maps, 0, cell_parts, ranks);
     for (const std::vector<std::vector<int>>* owners : {&random_owners, &derived}) {
       INFO(ranks << " ranks, " << (owners == &derived ? "METIS and derived" : "at random"));
@@ -250,7 +254,8 @@ TEST_CASE("each rank's regions of a randomly numbered grid, ordered for locality
   const idx sizes{g.cells, g.edges, g.nodes};
   const std::vector<pm::global_map> maps{{1, 0, 2, g.edge_cells}, {1, 2, 2, g.edge_nodes}, {0, 2, 4, g.cell_nodes}};
   for (const int ranks : {1, 4}) {
-    const auto cell_parts = pm::partition_graph(pm::joined_by(g.edge_cells, 2, g.cells), ranks, pm::graph_partitioner::metis);
+    const auto cell_parts =
+        pm::partition_graph(pm::joined_by(g.edge_cells, 2, g.cells), ranks, pm::graph_partitioner::metis);
     const auto owners = pm::derive_owners(sizes, maps, 0, cell_parts, ranks);
     const auto plans = pm::plan_halos(sizes, maps, owners, ranks);
     for (std::size_t r = 0; r < plans.size(); ++r) {
@@ -268,8 +273,7 @@ TEST_CASE("each rank's regions of a randomly numbered grid, ordered for locality
   }
 }
 
-TEST_CASE("derived owners: an element with its first target, one reached with the lowest rank reaching it",
-          "[halo]") {
+TEST_CASE("derived owners: an element with its first target, one reached with the lowest rank reaching it", "[halo]") {
   // Sets: 0 cells (4), 1 edges (3), 2 nodes (6), 3 a set no map joins (5).
   const idx sizes{4, 3, 6, 5};
   const idx edge_cells{1, 0, 2, 3, 3, 1};
@@ -294,7 +298,8 @@ TEST_CASE("a plan refuses a mesh or owners it cannot number, naming what is wron
                     Contains("map 0 value 3 (element 1, slot 1) is outside set 0 of 3 elements"));
   const idx short_values{0, 1, 1};
   const pm::global_map too_short[] = {{1, 0, 2, short_values}};
-  CHECK_THROWS_WITH(pm::plan_halos(sizes, too_short, owners, 2), Contains("map 0 has 3 values for 2 elements of arity 2"));
+  CHECK_THROWS_WITH(pm::plan_halos(sizes, too_short, owners, 2),
+                    Contains("map 0 has 3 values for 2 elements of arity 2"));
   const idx good{0, 1, 1, 2};
   const pm::global_map fine[] = {{1, 0, 2, good}};
   CHECK_THROWS_WITH(pm::plan_halos(sizes, fine, std::vector<std::vector<int>>{{0, 0, 1}}, 2),
@@ -303,7 +308,8 @@ TEST_CASE("a plan refuses a mesh or owners it cannot number, naming what is wron
                     Contains("set 0 has 3 elements and 2 owners"));
   CHECK_THROWS_WITH(pm::plan_halos(sizes, fine, owners, 0), Contains("at least 1 rank, not 0"));
   const pm::global_map wrong_set[] = {{1, 2, 2, good}};
-  CHECK_THROWS_WITH(pm::plan_halos(sizes, wrong_set, owners, 2), Contains("map 0 goes from set 1 to set 2 with arity 2 (2 sets)"));
+  CHECK_THROWS_WITH(pm::plan_halos(sizes, wrong_set, owners, 2),
+                    Contains("map 0 goes from set 1 to set 2 with arity 2 (2 sets)"));
 }
 
 TEST_CASE("ordering a rank's regions refuses a plan its map shapes do not fit, naming what is wrong", "[halo]") {

@@ -64,7 +64,8 @@ template <class F>
 void for_dims(F&& f, int rotation = -1) {
   [&]<int... D>(std::integer_sequence<int, D...>) {
     ((runs_dim(D, rotation) ? f(std::integral_constant<int, D>{}) : void()), ...);
-  }(tested_dims{});
+  }
+  (tested_dims{});
 }
 
 // The runtime the tests run on: the host backend; with PARLOOP_TEST_BACKEND=threads the threads
@@ -117,118 +118,125 @@ TEMPLATE_TEST_CASE("indirect READ through a whole map and through single slots",
                    std::int32_t, std::int64_t) {
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
-    for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
-      const pl::Set cells(rt, n_cells), edges(rt, n_edges);
-      const auto mv = random_map(n_edges, n_cells, arity);
-      const pl::Map m(edges, cells, arity, mv);
-      const auto q0 = random_values<T>(n_cells * D);
-      pl::Dat<T, D> q(cells, q0), out(edges), out2(edges);
+    for_dims(
+        [arity]<int D>(std::integral_constant<int, D>) {
+          const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
+          const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+          const auto mv = random_map(n_edges, n_cells, arity);
+          const pl::Map m(edges, cells, arity, mv);
+          const auto q0 = random_values<T>(n_cells * D);
+          pl::Dat<T, D> q(cells, q0), out(edges), out2(edges);
 
-      auto weighted = pl::kernel("weighted", [](auto q, auto out) {
-        for (int k = 0; k < out.size(); ++k) {
-          auto sum = pl::let(q[0][k]);
-          for (int j = 1; j < q.size(); ++j) sum += (j + 1) * q[j][k];
-          out[k] = sum;
-        }
-      });
-      pl::par_loop(weighted, edges, q(pl::READ, m), out(pl::WRITE));
+          auto weighted = pl::kernel("weighted", [](auto q, auto out) {
+            for (int k = 0; k < out.size(); ++k) {
+              auto sum = pl::let(q[0][k]);
+              for (int j = 1; j < q.size(); ++j) sum += (j + 1) * q[j][k];
+              out[k] = sum;
+            }
+          });
+          pl::par_loop(weighted, edges, q(pl::READ, m), out(pl::WRITE));
 
-      auto first_last = pl::kernel("first_last", [](auto first, auto last, auto out) {
-        for (int k = 0; k < out.size(); ++k) out[k] = first[k] - 2 * last[k];
-      });
-      pl::par_loop(first_last, edges, q(pl::READ, m, 0), q(pl::READ, m, arity - 1), out2(pl::WRITE));
+          auto first_last = pl::kernel("first_last", [](auto first, auto last, auto out) {
+            for (int k = 0; k < out.size(); ++k) out[k] = first[k] - 2 * last[k];
+          });
+          pl::par_loop(first_last, edges, q(pl::READ, m, 0), q(pl::READ, m, arity - 1), out2(pl::WRITE));
 
-      std::vector<T> want(n_edges * D), want2(n_edges * D);
-      for (int e = 0; e < n_edges; ++e) {
-        for (int k = 0; k < D; ++k) {
-          T sum = q0[mv[e * arity] * D + k];
-          for (int j = 1; j < arity; ++j) sum += static_cast<T>((j + 1) * q0[mv[e * arity + j] * D + k]);
-          want[e * D + k] = sum;
-          want2[e * D + k] = static_cast<T>(q0[mv[e * arity] * D + k] - 2 * q0[mv[e * arity + arity - 1] * D + k]);
-        }
-      }
-      check_values<T>(out.host(), want);
-      check_values<T>(out2.host(), want2);
-    }, arity + type_index<T>());
+          std::vector<T> want(n_edges * D), want2(n_edges * D);
+          for (int e = 0; e < n_edges; ++e) {
+            for (int k = 0; k < D; ++k) {
+              T sum = q0[mv[e * arity] * D + k];
+              for (int j = 1; j < arity; ++j) sum += static_cast<T>((j + 1) * q0[mv[e * arity + j] * D + k]);
+              want[e * D + k] = sum;
+              want2[e * D + k] = static_cast<T>(q0[mv[e * arity] * D + k] - 2 * q0[mv[e * arity + arity - 1] * D + k]);
+            }
+          }
+          check_values<T>(out.host(), want);
+          check_values<T>(out2.host(), want2);
+        },
+        arity + type_index<T>());
   }
 }
 
-TEMPLATE_TEST_CASE("indirect INC accumulates every contribution", "[host][indirect][inc]", float, double,
-                   std::int32_t, std::int64_t) {
+TEMPLATE_TEST_CASE("indirect INC accumulates every contribution", "[host][indirect][inc]", float, double, std::int32_t,
+                   std::int64_t) {
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
-    for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
-      const pl::Set cells(rt, n_cells), edges(rt, n_edges);
-      const auto mv = random_map(n_edges, n_cells, arity);
-      const pl::Map m(edges, cells, arity, mv);
-      const auto x0 = random_values<T>(n_edges * D), r0 = random_values<T>(n_cells * D);
-      pl::Dat<T, D> x(edges, x0), r(cells, r0), s(cells, r0);
+    for_dims(
+        [arity]<int D>(std::integral_constant<int, D>) {
+          const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
+          const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+          const auto mv = random_map(n_edges, n_cells, arity);
+          const pl::Map m(edges, cells, arity, mv);
+          const auto x0 = random_values<T>(n_edges * D), r0 = random_values<T>(n_cells * D);
+          pl::Dat<T, D> x(edges, x0), r(cells, r0), s(cells, r0);
 
-      auto spread = pl::kernel("spread", [](auto x, auto r) {
-        for (int j = 0; j < r.size(); ++j)
-          for (int k = 0; k < x.size(); ++k) r[j][k] += (j + 1) * x[k];
-      });
-      pl::par_loop(spread, edges, x(pl::READ), r(pl::INC, m));
+          auto spread = pl::kernel("spread", [](auto x, auto r) {
+            for (int j = 0; j < r.size(); ++j)
+              for (int k = 0; k < x.size(); ++k) r[j][k] += (j + 1) * x[k];
+          });
+          pl::par_loop(spread, edges, x(pl::READ), r(pl::INC, m));
 
-      auto two_slots = pl::kernel("two_slots", [](auto x, auto a, auto b) {
-        for (int k = 0; k < x.size(); ++k) {
-          a[k] += x[k];
-          b[k] -= 3 * x[k];
-        }
-      });
-      pl::par_loop(two_slots, edges, x(pl::READ), s(pl::INC, m, 0), s(pl::INC, m, arity - 1));
+          auto two_slots = pl::kernel("two_slots", [](auto x, auto a, auto b) {
+            for (int k = 0; k < x.size(); ++k) {
+              a[k] += x[k];
+              b[k] -= 3 * x[k];
+            }
+          });
+          pl::par_loop(two_slots, edges, x(pl::READ), s(pl::INC, m, 0), s(pl::INC, m, arity - 1));
 
-      std::vector<T> want = r0, want2 = r0;
-      for (int e = 0; e < n_edges; ++e) {
-        for (int k = 0; k < D; ++k) {
-          for (int j = 0; j < arity; ++j) want[mv[e * arity + j] * D + k] += static_cast<T>((j + 1) * x0[e * D + k]);
-          want2[mv[e * arity] * D + k] += x0[e * D + k];
-          want2[mv[e * arity + arity - 1] * D + k] -= static_cast<T>(3 * x0[e * D + k]);
-        }
-      }
-      check_values<T>(r.host(), want);
-      check_values<T>(s.host(), want2);
-    }, arity + type_index<T>());
+          std::vector<T> want = r0, want2 = r0;
+          for (int e = 0; e < n_edges; ++e) {
+            for (int k = 0; k < D; ++k) {
+              for (int j = 0; j < arity; ++j)
+                want[mv[e * arity + j] * D + k] += static_cast<T>((j + 1) * x0[e * D + k]);
+              want2[mv[e * arity] * D + k] += x0[e * D + k];
+              want2[mv[e * arity + arity - 1] * D + k] -= static_cast<T>(3 * x0[e * D + k]);
+            }
+          }
+          check_values<T>(r.host(), want);
+          check_values<T>(s.host(), want2);
+        },
+        arity + type_index<T>());
   }
 }
 
-TEMPLATE_TEST_CASE("indirect WRITE and RW through collision-free maps", "[host][indirect]", float, double,
-                   std::int32_t, std::int64_t) {
+TEMPLATE_TEST_CASE("indirect WRITE and RW through collision-free maps", "[host][indirect]", float, double, std::int32_t,
+                   std::int64_t) {
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
-    for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
-      const int n_targets = n_edges * arity;
-      const pl::Set edges(rt, n_edges), targets(rt, n_targets);
-      const auto mv = permutation_map(n_targets);
-      const pl::Map m(edges, targets, arity, mv);
-      const auto x0 = random_values<T>(n_edges * D), r0 = random_values<T>(n_targets * D);
-      pl::Dat<T, D> x(edges, x0), w(targets, r0), rw(targets, r0);
+    for_dims(
+        [arity]<int D>(std::integral_constant<int, D>) {
+          const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
+          const int n_targets = n_edges * arity;
+          const pl::Set edges(rt, n_edges), targets(rt, n_targets);
+          const auto mv = permutation_map(n_targets);
+          const pl::Map m(edges, targets, arity, mv);
+          const auto x0 = random_values<T>(n_edges * D), r0 = random_values<T>(n_targets * D);
+          pl::Dat<T, D> x(edges, x0), w(targets, r0), rw(targets, r0);
 
-      auto scatter = pl::kernel("scatter", [](auto x, auto w) {
-        for (int j = 0; j < w.size(); ++j)
-          for (int k = 0; k < x.size(); ++k) w[j][k] = x[k] + j;
-      });
-      pl::par_loop(scatter, edges, x(pl::READ), w(pl::WRITE, m));
+          auto scatter = pl::kernel("scatter", [](auto x, auto w) {
+            for (int j = 0; j < w.size(); ++j)
+              for (int k = 0; k < x.size(); ++k) w[j][k] = x[k] + j;
+          });
+          pl::par_loop(scatter, edges, x(pl::READ), w(pl::WRITE, m));
 
-      auto scale = pl::kernel("scale", [](auto x, auto r) {
-        for (int k = 0; k < x.size(); ++k) r[k] = r[k] * 2 - x[k];
-      });
-      pl::par_loop(scale, edges, x(pl::READ), rw(pl::RW, m, arity - 1));
+          auto scale = pl::kernel("scale", [](auto x, auto r) {
+            for (int k = 0; k < x.size(); ++k) r[k] = r[k] * 2 - x[k];
+          });
+          pl::par_loop(scale, edges, x(pl::READ), rw(pl::RW, m, arity - 1));
 
-      std::vector<T> want = r0, want_rw = r0;
-      for (int e = 0; e < n_edges; ++e) {
-        for (int k = 0; k < D; ++k) {
-          for (int j = 0; j < arity; ++j) want[mv[e * arity + j] * D + k] = static_cast<T>(x0[e * D + k] + j);
-          T& t = want_rw[mv[e * arity + arity - 1] * D + k];
-          t = static_cast<T>(t * 2 - x0[e * D + k]);
-        }
-      }
-      check_values<T>(w.host(), want);
-      check_values<T>(rw.host(), want_rw);
-    }, arity + type_index<T>());
+          std::vector<T> want = r0, want_rw = r0;
+          for (int e = 0; e < n_edges; ++e) {
+            for (int k = 0; k < D; ++k) {
+              for (int j = 0; j < arity; ++j) want[mv[e * arity + j] * D + k] = static_cast<T>(x0[e * D + k] + j);
+              T& t = want_rw[mv[e * arity + arity - 1] * D + k];
+              t = static_cast<T>(t * 2 - x0[e * D + k]);
+            }
+          }
+          check_values<T>(w.host(), want);
+          check_values<T>(rw.host(), want_rw);
+        },
+        arity + type_index<T>());
   }
 }
 
@@ -236,34 +244,36 @@ TEMPLATE_TEST_CASE("indirect MIN and MAX into dats", "[host][indirect][minmax]",
                    std::int64_t) {
   using T = TestType;
   for (int arity = 1; arity <= 4; ++arity) {
-    for_dims([arity]<int D>(std::integral_constant<int, D>) {
-      const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
-      const pl::Set cells(rt, n_cells), edges(rt, n_edges);
-      const auto mv = random_map(n_edges, n_cells, arity);
-      const pl::Map m(edges, cells, arity, mv);
-      const auto x0 = random_values<T>(n_edges * D), r0 = random_values<T>(n_cells * D);
-      pl::Dat<T, D> x(edges, x0), lo(cells, r0), hi(cells, r0);
+    for_dims(
+        [arity]<int D>(std::integral_constant<int, D>) {
+          const pl::Runtime rt = test_runtime(D + arity + type_index<T>());
+          const pl::Set cells(rt, n_cells), edges(rt, n_edges);
+          const auto mv = random_map(n_edges, n_cells, arity);
+          const pl::Map m(edges, cells, arity, mv);
+          const auto x0 = random_values<T>(n_edges * D), r0 = random_values<T>(n_cells * D);
+          pl::Dat<T, D> x(edges, x0), lo(cells, r0), hi(cells, r0);
 
-      auto bounds = pl::kernel("bounds", [](auto x, auto lo, auto hi) {
-        for (int k = 0; k < x.size(); ++k) {
-          lo[k] = pl::min(lo[k], x[k]);
-          hi[k] = pl::max(x[k] * 2, hi[k]);
-        }
-      });
-      pl::par_loop(bounds, edges, x(pl::READ), lo(pl::MIN, m, 0), hi(pl::MAX, m, arity - 1));
+          auto bounds = pl::kernel("bounds", [](auto x, auto lo, auto hi) {
+            for (int k = 0; k < x.size(); ++k) {
+              lo[k] = pl::min(lo[k], x[k]);
+              hi[k] = pl::max(x[k] * 2, hi[k]);
+            }
+          });
+          pl::par_loop(bounds, edges, x(pl::READ), lo(pl::MIN, m, 0), hi(pl::MAX, m, arity - 1));
 
-      std::vector<T> want_lo = r0, want_hi = r0;
-      for (int e = 0; e < n_edges; ++e) {
-        for (int k = 0; k < D; ++k) {
-          T& l = want_lo[mv[e * arity] * D + k];
-          l = std::min(l, x0[e * D + k]);
-          T& h = want_hi[mv[e * arity + arity - 1] * D + k];
-          h = std::max<T>(h, static_cast<T>(x0[e * D + k] * 2));
-        }
-      }
-      check_values<T>(lo.host(), want_lo);
-      check_values<T>(hi.host(), want_hi);
-    }, arity + type_index<T>());
+          std::vector<T> want_lo = r0, want_hi = r0;
+          for (int e = 0; e < n_edges; ++e) {
+            for (int k = 0; k < D; ++k) {
+              T& l = want_lo[mv[e * arity] * D + k];
+              l = std::min(l, x0[e * D + k]);
+              T& h = want_hi[mv[e * arity + arity - 1] * D + k];
+              h = std::max<T>(h, static_cast<T>(x0[e * D + k] * 2));
+            }
+          }
+          check_values<T>(lo.host(), want_lo);
+          check_values<T>(hi.host(), want_hi);
+        },
+        arity + type_index<T>());
   }
 }
 

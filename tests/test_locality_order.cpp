@@ -124,7 +124,8 @@ TEST_CASE("a randomly numbered mesh's sets ordered from its cells are permutatio
   // numbers would be hundreds apart).
   index_t farthest = 0;
   for (index_t c = 0; c < g.cells; ++c) {
-    for (int j = 0; j < 4; ++j) farthest = std::max(farthest, std::abs(cell_nodes[static_cast<std::size_t>(c) * 4 + j] - c));
+    for (int j = 0; j < 4; ++j)
+      farthest = std::max(farthest, std::abs(cell_nodes[static_cast<std::size_t>(c) * 4 + j] - c));
   }
   CHECK(farthest <= 2 * 30);
 }

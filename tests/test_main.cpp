@@ -116,7 +116,8 @@ int compile_collected() {
 #if PARLOOP_TEST_OPENCL
   try {
     const auto context = pl::backend::opencl::context::first();
-    failed += compile_all(cg::dialect_kind::opencl, pl::split_n_across_workgroups{}, ("clBuildProgram on " + context.device().name).c_str(),
+    failed += compile_all(cg::dialect_kind::opencl, pl::split_n_across_workgroups{},
+                          ("clBuildProgram on " + context.device().name).c_str(),
                           [&](const cg::generated_source& s) { pl::backend::opencl::build_program(context, s); });
   } catch (const pl::backend_unavailable& e) {
     std::printf("parloop tests: OpenCL C kernels not compiled: %s\n", e.what());

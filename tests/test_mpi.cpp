@@ -78,8 +78,7 @@ void exchange(pm::mpi_link& link, const pm::rank_set& set, std::vector<T>& value
 
 }  // namespace
 
-TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loop gives the serial sums",
-          "[mpi]") {
+TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loop gives the serial sums", "[mpi]") {
   const distributed d;
   pm::mpi_link link(MPI_COMM_WORLD);
   for (const bool at_random : {false, true}) {
@@ -95,22 +94,28 @@ TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loo
     std::vector<double> values(static_cast<std::size_t>(nodes.size()) * 3, std::nan(""));
     const auto value = [](pl::index_t g, int k) { return 10.0 * g + k; };
     for (pl::index_t i = 0; i < nodes.owned_end; ++i) {
-      for (int k = 0; k < 3; ++k) values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] = value(nodes.global[static_cast<std::size_t>(i)], k);
+      for (int k = 0; k < 3; ++k)
+        values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] =
+            value(nodes.global[static_cast<std::size_t>(i)], k);
     }
     exchange(link, nodes, values, 3);
     int wrong = 0;
     for (pl::index_t i = 0; i < nodes.size(); ++i) {
-      for (int k = 0; k < 3; ++k) wrong += values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] != value(nodes.global[static_cast<std::size_t>(i)], k);
+      for (int k = 0; k < 3; ++k)
+        wrong += values[static_cast<std::size_t>(i) * 3 + static_cast<std::size_t>(k)] !=
+                 value(nodes.global[static_cast<std::size_t>(i)], k);
     }
     CHECK(wrong == 0);
 
     // The edge loop on each rank's share after an exchange of the node values; the cells gathered.
     const auto nodes0 = parloop_test::random_values<std::int64_t>(static_cast<std::size_t>(d.m.sizes[2]));
     std::vector<std::int64_t> local(static_cast<std::size_t>(nodes.size()), 0);
-    for (pl::index_t i = 0; i < nodes.owned_end; ++i) local[static_cast<std::size_t>(i)] = nodes0[static_cast<std::size_t>(nodes.global[static_cast<std::size_t>(i)])];
+    for (pl::index_t i = 0; i < nodes.owned_end; ++i)
+      local[static_cast<std::size_t>(i)] = nodes0[static_cast<std::size_t>(nodes.global[static_cast<std::size_t>(i)])];
     exchange(link, nodes, local, 1);
     const std::vector<std::int64_t> cells = parloop_test::rank_edge_sums(mine, local);
-    const std::vector<std::int64_t> gathered = pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, mine.sets[0], cells, 1, d.m.sizes[0]);
+    const std::vector<std::int64_t> gathered =
+        pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, mine.sets[0], cells, 1, d.m.sizes[0]);
     if (d.rank == 0) {
       CHECK(gathered == parloop_test::serial_edge_sums(d.m, nodes0));
     } else {

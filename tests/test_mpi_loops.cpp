@@ -95,14 +95,14 @@ results run_loops(const pl::Runtime& rt, handles& h) {
     lo = pl::min(lo, w - a);
     static_cast<void>(pa);
   });
-  const auto gather_nodes = pl::kernel("gather_nodes", [](auto u0, auto u1, auto u2, auto p0, auto q, auto res,
-                                                            auto s, auto lo, auto hi, auto ps) {
-    q = q + u0 - u1 * u2 + res;
-    s += q;
-    lo = pl::min(lo, q);
-    hi = pl::max(hi, q);
-    ps += p0[0] * 0.5;
-  });
+  const auto gather_nodes = pl::kernel(
+      "gather_nodes", [](auto u0, auto u1, auto u2, auto p0, auto q, auto res, auto s, auto lo, auto hi, auto ps) {
+        q = q + u0 - u1 * u2 + res;
+        s += q;
+        lo = pl::min(lo, q);
+        hi = pl::max(hi, q);
+        ps += p0[0] * 0.5;
+      });
   const auto fluxes_p = pl::kernel("fluxes_p", [](auto pa, auto pb, auto r) { r += pl::cast<i64>(pa[0] - pb[1]); });
   for (int step = 0; step < 3; ++step) {
     // Node values change (direct), then are read through maps: their halos must travel again.
@@ -122,8 +122,9 @@ results run_loops(const pl::Runtime& rt, handles& h) {
     pl::par_loop(fluxes_p, h.edges, h.p(pl::READ, h.edge_nodes, 0), h.p(pl::READ, h.edge_nodes, 1),
                  h.res(pl::INC, h.edge_cells, 1));
   }
-  return {{}, {}, {}, {}, {}, sum.value(), smallest.value(), largest.value(), edge_sum.value(), edge_min.value(),
-          p_sum.value()};
+  return {
+      {},           {}, {}, {}, {}, sum.value(), smallest.value(), largest.value(), edge_sum.value(), edge_min.value(),
+      p_sum.value()};
 }
 
 // The whole mesh in one process.
@@ -169,7 +170,9 @@ struct declared {
   std::vector<i64> zeros;
   // Every rank declares; only rank 0's sizes and values are read (the others declare none).
   declared(const mesh_data& d, bool root)
-      : declared(d, pm::values_from::root, [&](pl::index_t n) { return root ? block{0, n} : block{}; }) {}
+      : declared(d, pm::values_from::root, [&](pl::index_t n) {
+          return root ? block{0, n} : block{};
+        }) {}
   // Each rank declares its block of every set (pm::values_from::each_rank), the ranks' blocks of
   // unequal sizes, the last rank's empty where there are several.
   declared(const mesh_data& d, int rank, int ranks)
@@ -189,7 +192,8 @@ struct declared {
     const block b[3] = {block_of(m.sizes[0]), block_of(m.sizes[1]), block_of(m.sizes[2])};
     // The values of set s's block, `per` to an element.
     const auto values = [&](int s, const auto& v, std::size_t per) {
-      return std::span(v).subspan(static_cast<std::size_t>(b[s].first) * per, static_cast<std::size_t>(b[s].count) * per);
+      return std::span(v).subspan(static_cast<std::size_t>(b[s].first) * per,
+                                  static_cast<std::size_t>(b[s].count) * per);
     };
     zeros.assign(static_cast<std::size_t>(m.sizes[0]), 0);
     cells = mesh.set(b[0].count, "cells");
@@ -251,9 +255,9 @@ void check_distributed_loops(const pl::Runtime& rt, handles& h, const results& e
     wrong += h.u.host()[i] != expected.u[static_cast<std::size_t>(node_numbers[i])] ? 1 : 0;
   }
   CHECK(wrong == 0);
-  pm::check(MPI_Allreduce(MPI_IN_PLACE, owners.data(), static_cast<int>(owners.size()), MPI_INT, MPI_SUM,
-                          MPI_COMM_WORLD),
-            "MPI_Allreduce");
+  pm::check(
+      MPI_Allreduce(MPI_IN_PLACE, owners.data(), static_cast<int>(owners.size()), MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+      "MPI_Allreduce");
   CHECK(std::count(owners.begin(), owners.end(), 1) == h.cells.global_size());
 }
 
@@ -342,7 +346,8 @@ std::vector<pl::index_t> even_numbered(std::span<const pl::index_t> numbers) {
 // Loops over the edges and cells of even global number: increments through a map (whose exec
 // halo runs), a direct update reading through a map, a sum and a minimum. Returns the
 // reductions.
-std::array<i64, 2> run_subset_loops(const pl::Runtime& rt, handles& h, const pl::Subset& edges, const pl::Subset& cells) {
+std::array<i64, 2> run_subset_loops(const pl::Runtime& rt, handles& h, const pl::Subset& edges,
+                                    const pl::Subset& cells) {
   pl::Global<i64> total(rt, 0, "total"), lowest(rt, 1000000, "lowest");
   const auto flux = pl::kernel("subset_flux_mpi", [](auto a, auto w, auto r0, auto r1, auto t, auto lo) {
     r0 += a * 2 + w;
@@ -454,28 +459,30 @@ TEST_CASE("a share that does not fit its block is refused on every rank, naming 
   const auto a = mesh.set(2, "a"), b = mesh.set(2, "b");
   const auto m = mesh.map(a, b, 1, rank == ranks - 1 ? std::span(short_rows) : std::span(rows), "m");
   CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, mesh, pm::partitioning::by_graph(m)),
-                    rank == ranks - 1 ? Catch::Contains(fmt::format("distribute: rank {}: map 'm' has 1 values for its "
-                                                                    "block of 2 elements of arity 1",
-                                                                    rank))
-                                      : Catch::Contains(fmt::format("rank {}'s share of the mesh does not fit", ranks - 1)));
+                    rank == ranks - 1
+                        ? Catch::Contains(fmt::format("distribute: rank {}: map 'm' has 1 values for its "
+                                                      "block of 2 elements of arity 1",
+                                                      rank))
+                        : Catch::Contains(fmt::format("rank {}'s share of the mesh does not fit", ranks - 1)));
   // Values in global numbering, past the set the blocks make: each rank names its own row.
   pm::global_mesh far(pm::values_from::each_rank);
   const std::vector<pl::index_t> past{0, 2 * ranks};
   const auto fa = far.set(2, "a"), fb = far.set(2, "b");
   const auto fm = far.map(fa, fb, 1, past, "m");
-  CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, far, pm::partitioning::by_graph(fm)),
-                    Catch::Contains(fmt::format("distribute: rank {}: map 'm': value {} (row 1 of its block, slot 0) is "
-                                                "outside set 'b' of {} elements",
-                                                rank, 2 * ranks, 2 * ranks)));
+  CHECK_THROWS_WITH(
+      pm::distributed_mesh(rt, MPI_COMM_WORLD, far, pm::partitioning::by_graph(fm)),
+      Catch::Contains(fmt::format("distribute: rank {}: map 'm': value {} (row 1 of its block, slot 0) is "
+                                  "outside set 'b' of {} elements",
+                                  rank, 2 * ranks, 2 * ranks)));
   if (ranks > 1) {
     // Owners for their blocks from some ranks only.
     pm::global_mesh good(pm::values_from::each_rank);
     const auto ga = good.set(2, "a"), gb = good.set(2, "b");
     const auto gm = good.map(ga, gb, 1, rows, "m");
-    CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, good,
-                                           rank == 0 ? pm::partitioning::by_owners(ga, {0, 0})
-                                                     : pm::partitioning::by_graph(gm)),
-                      Catch::Contains("with values_from::each_rank every rank partitions alike"));
+    CHECK_THROWS_WITH(
+        pm::distributed_mesh(rt, MPI_COMM_WORLD, good,
+                             rank == 0 ? pm::partitioning::by_owners(ga, {0, 0}) : pm::partitioning::by_graph(gm)),
+        Catch::Contains("with values_from::each_rank every rank partitions alike"));
     // The root's mesh and shares are two declarations: ranks that mix them are told so.
     pm::global_mesh mixed(rank == 0 ? pm::values_from::root : pm::values_from::each_rank);
     const auto ma = mixed.set(2, "a"), mb = mixed.set(2, "b");
@@ -496,7 +503,8 @@ TEST_CASE("a distributed loop refuses a range and dats of sets that are not dist
   CHECK_THROWS_WITH(pl::par_loop(twice, cells, pl::range{0, 1}, q(pl::RW)),
                     Catch::Contains("set 'cells' is distributed over ranks") && Catch::Contains("takes no range"));
   // Even the whole range, named: the refusal is the same on every rank.
-  CHECK_THROWS_WITH(pl::par_loop(twice, cells, pl::range{0, cells.size()}, q(pl::RW)), Catch::Contains("takes no range"));
+  CHECK_THROWS_WITH(pl::par_loop(twice, cells, pl::range{0, cells.size()}, q(pl::RW)),
+                    Catch::Contains("takes no range"));
   // Edges that write one cell each through a map whose targets repeat: only the ranks owning such
   // a cell see it, and every rank refuses the loop.
   const auto store = pl::kernel("store", [](auto v) { v = 1; });
@@ -534,8 +542,7 @@ TEST_CASE("a distributed loop that throws leaves the globals it reduces into as 
   CHECK(lo.value() == 3.0);
 }
 
-TEST_CASE("distribute refuses on every rank what the root cannot plan or what the ranks declare differently",
-          "[mpi]") {
+TEST_CASE("distribute refuses on every rank what the root cannot plan or what the ranks declare differently", "[mpi]") {
   const int rank = pm::rank_of(MPI_COMM_WORLD);
   const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::host);
   {
@@ -543,9 +550,12 @@ TEST_CASE("distribute refuses on every rank what the root cannot plan or what th
     pm::global_mesh mesh;
     const std::vector<pl::index_t> bad{0, 1, 7};
     const auto a = mesh.set(rank == 0 ? 3 : 0, "a"), b = mesh.set(rank == 0 ? 2 : 0, "b");
-    const auto m = mesh.map(a, b, 1, rank == 0 ? std::span<const pl::index_t>(bad) : std::span<const pl::index_t>(), "m");
+    const auto m =
+        mesh.map(a, b, 1, rank == 0 ? std::span<const pl::index_t>(bad) : std::span<const pl::index_t>(), "m");
     CHECK_THROWS_WITH(pm::distributed_mesh(rt, MPI_COMM_WORLD, mesh, pm::partitioning::by_graph(m)),
-                      rank == 0 ? Catch::Contains("map 'm': value 7 (element 2, slot 0) is outside set 'b' of 2 elements") : Catch::Contains("rank 0 could not partition the mesh"));
+                      rank == 0
+                          ? Catch::Contains("map 'm': value 7 (element 2, slot 0) is outside set 'b' of 2 elements")
+                          : Catch::Contains("rank 0 could not partition the mesh"));
   }
   if (pm::size_of(MPI_COMM_WORLD) > 1) {
     // Rank 1 names a set otherwise.
@@ -671,7 +681,9 @@ TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every 
   const pl::Map cell_nodes = local[decl.cell_nodes];
   pl::Dat<i64> q = local[decl.q], u = local[decl.u];
   const auto spread = pl::kernel("spread", [](auto q, auto a, auto b) { q = q + a - b; });
-  const auto run = [&] { pl::par_loop(spread, cells, q(pl::RW), u(pl::READ, cell_nodes, 0), u(pl::READ, cell_nodes, 1)); };
+  const auto run = [&] {
+    pl::par_loop(spread, cells, q(pl::RW), u(pl::READ, cell_nodes, 0), u(pl::READ, cell_nodes, 1));
+  };
   // The same calls everywhere: checked, and run.
   CHECK_NOTHROW(run());
   CHECK_NOTHROW(run());
@@ -679,8 +691,9 @@ TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every 
   if (ranks == 1) return;
   // The last rank alone writes u on the host: its halo is stale there only.
   if (rank == ranks - 1) u.host_view(pl::RW)[0] += 1;
-  CHECK_THROWS_WITH(run(), Catch::Contains("par_loop 'spread' over 'cells': the halo of 'u' is stale on some ranks only") &&
-                               Catch::Contains("PARLOOP_MPI_CHECK"));
+  CHECK_THROWS_WITH(run(),
+                    Catch::Contains("par_loop 'spread' over 'cells': the halo of 'u' is stale on some ranks only") &&
+                        Catch::Contains("PARLOOP_MPI_CHECK"));
   // Another loop on rank 0 at the same call.
   const auto twice = pl::kernel("twice", [](auto v) { v = v * 2; });
   CHECK_THROWS_WITH(rank == 0 ? pl::par_loop(twice, cells, q(pl::RW)) : run(),

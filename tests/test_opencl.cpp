@@ -78,10 +78,10 @@ TEST_CASE("an OpenCL device is chosen by index or by name", "[opencl][device]") 
   CHECK(ocl::select_device(all, platform_in_lower_case, -1).platform == first.platform);
 
   CHECK_THROWS_AS(ocl::select_device(all, "7:3", -1), pl::backend_unavailable);
-  CHECK_THROWS_WITH(ocl::select_device(all, "7:3", -1), Contains("no device 7:3; the devices are:") && Contains(first.name));
+  CHECK_THROWS_WITH(ocl::select_device(all, "7:3", -1),
+                    Contains("no device 7:3; the devices are:") && Contains(first.name));
   CHECK_THROWS_WITH(ocl::select_device(all, "no-such-device", -1), Contains("no device matches 'no-such-device'"));
   CHECK_THROWS_WITH(ocl::select_device({}, "", -1), Contains("no platform with a device"));
-
 }
 
 TEST_CASE("Runtime::open takes the OpenCL device the environment names, before PARLOOP_DEVICE and the local rank",
@@ -163,7 +163,9 @@ namespace {
 
 // A runtime on an OpenCL device described by `d`: a test changes the description to play a
 // device that lacks a feature.
-pl::Runtime runtime_on(const ocl::device& d) { return pl::detail::runtime_on(std::make_shared<ocl::backend>(d, pl::settings::from_environment())); }
+pl::Runtime runtime_on(const ocl::device& d) {
+  return pl::detail::runtime_on(std::make_shared<ocl::backend>(d, pl::settings::from_environment()));
+}
 
 }  // namespace
 
@@ -175,8 +177,8 @@ TEST_CASE("a device without double precision refuses a double kernel clearly", "
   pl::Dat<double> x(s);
   pl::Dat<float> f(s);
   auto twice = pl::kernel("twice", [](auto x) { x *= 2; });
-  CHECK_THROWS_WITH(pl::par_loop(twice, s, x(pl::RW)), Contains("kernel 'twice' computes in double") &&
-                                                           Contains("lacks cl_khr_fp64"));
+  CHECK_THROWS_WITH(pl::par_loop(twice, s, x(pl::RW)),
+                    Contains("kernel 'twice' computes in double") && Contains("lacks cl_khr_fp64"));
   // A float kernel still runs there.
   f.host_view(pl::WRITE)[3] = 1.5f;
   pl::par_loop(twice, s, f(pl::RW));
@@ -218,10 +220,11 @@ TEST_CASE("a reduction that needs more local memory than the device has is refus
   pl::Dat<double> x(s, std::vector<double>(1000, 0.5));
   pl::Global<double> total(rt, 0.0);
   auto sum = pl::kernel("sum_x", [](auto x, auto total) { total += x; });
-  CHECK_THROWS_WITH(pl::par_loop(sum, s, pl::split_n_across_workgroups{256}, x(pl::READ), total(pl::INC)),
-                    Contains("kernel 'sum_x': its global reductions and staged increments (conflicts::blocks) need 2052 "
-                             "bytes of local memory for a block of 256") &&
-                        Contains("has 1024; use a smaller block, or conflicts::colors or atomics"));
+  CHECK_THROWS_WITH(
+      pl::par_loop(sum, s, pl::split_n_across_workgroups{256}, x(pl::READ), total(pl::INC)),
+      Contains("kernel 'sum_x': its global reductions and staged increments (conflicts::blocks) need 2052 "
+               "bytes of local memory for a block of 256") &&
+          Contains("has 1024; use a smaller block, or conflicts::colors or atomics"));
   pl::par_loop(sum, s, pl::split_n_across_workgroups{64}, x(pl::READ), total(pl::INC));
   CHECK(total.value() == 500.0);
 }
@@ -243,7 +246,8 @@ TEST_CASE("PARLOOP_FAST_MATH=1 builds with -cl-fast-relaxed-math, part of the de
     CHECK(static_cast<const ocl::backend&>(*rt.state()->backend).signature().options == "-cl-fast-relaxed-math");
     const auto got = run(rt);
     // Approximate functions: within a few ulps of IEEE's, not to rounding.
-    for (std::size_t i = 0; i < got.size(); ++i) CHECK(std::fabs(got[i] - want[i]) <= 1e-5f * std::fabs(want[i]) + 1e-6f);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      CHECK(std::fabs(got[i] - want[i]) <= 1e-5f * std::fabs(want[i]) + 1e-6f);
   }
   {
     parloop_test::scoped_env off("PARLOOP_FAST_MATH", "0");

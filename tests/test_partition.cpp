@@ -52,7 +52,8 @@ TEST_CASE("a map joins the targets of each element, once, without self loops", "
   CHECK(g.neighbours == std::vector<pl::index_t>{1, 2, 0, 2, 3, 0, 1, 3, 1, 2, 4, 3});
   // Target 5 is reached by nothing: a vertex without neighbours.
   CHECK_THROWS_WITH(pm::joined_by(values, 0, 6), Contains("arity is at least 1, not 0"));
-  CHECK_THROWS_WITH(pm::joined_by(values, 2, 6), Contains("9 map values are not a whole number of elements of arity 2"));
+  CHECK_THROWS_WITH(pm::joined_by(values, 2, 6),
+                    Contains("9 map values are not a whole number of elements of arity 2"));
   CHECK_THROWS_WITH(pm::joined_by(values, 3, 4), Contains("map value 4 (element 2, slot 0) is outside [0, 4)"));
 }
 
@@ -87,7 +88,8 @@ TEST_CASE("one part, more parts than vertices, no vertices and no edges", "[part
     CHECK(pm::partition_graph(g, 1, which) == std::vector<int>(16, 0));
     // Each vertex a part of its own; the parts past the vertices hold nothing.
     const std::vector<int> many = pm::partition_graph(g, 20, which);
-    CHECK(pm::part_sizes(many, 20) == std::vector<pl::index_t>{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+    CHECK(pm::part_sizes(many, 20) ==
+          std::vector<pl::index_t>{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
     CHECK(pm::partition_graph(pm::graph{}, 3, which).empty());
     // No edges to cut: consecutive runs.
     const pm::graph isolated = pm::joined_by(std::vector<pl::index_t>{0, 1, 2, 3, 4, 5, 6}, 1, 7);
@@ -121,8 +123,7 @@ TEST_CASE("a partitioner refuses a part count or graph it cannot cut, naming it"
   CHECK_THROWS_WITH(pm::part_sizes(std::vector<int>{0, 2, 1}, 2), Contains("part 2 of 2"));
 }
 
-TEST_CASE("recursive coordinate bisection cuts points into blocks whose sizes differ by one at most",
-          "[partition]") {
+TEST_CASE("recursive coordinate bisection cuts points into blocks whose sizes differ by one at most", "[partition]") {
   // A 32 x 32 grid of points into 4 parts: four 16 x 16 blocks.
   std::vector<double> grid;
   for (int y = 0; y < 32; ++y) {

@@ -36,14 +36,18 @@ struct mesh_values {
 };
 
 mesh_values random_mesh_values(int cells, int edges, int nodes, int bedges) {
-  return {parloop_test::random_map(edges, cells, 2), parloop_test::random_map(edges, nodes, 2),
-          parloop_test::random_map(bedges, cells, 1), parloop_test::random_values<double>(4 * std::size_t(cells)),
-          parloop_test::random_values<double>(2 * std::size_t(nodes)), parloop_test::random_values<double>(std::size_t(edges))};
+  return {parloop_test::random_map(edges, cells, 2),
+          parloop_test::random_map(edges, nodes, 2),
+          parloop_test::random_map(bedges, cells, 1),
+          parloop_test::random_values<double>(4 * std::size_t(cells)),
+          parloop_test::random_values<double>(2 * std::size_t(nodes)),
+          parloop_test::random_values<double>(std::size_t(edges))};
 }
 
 std::vector<double> solve(const pl::Runtime& rt, const mesh_values& v, int cells, int edges, int nodes, int bedges,
                           bool renumbered) {
-  const pl::Set cell(rt, cells, "cells"), edge(rt, edges, "edges"), node(rt, nodes, "nodes"), bedge(rt, bedges, "bedges");
+  const pl::Set cell(rt, cells, "cells"), edge(rt, edges, "edges"), node(rt, nodes, "nodes"),
+      bedge(rt, bedges, "bedges");
   const pl::Map ecell(edge, cell, 2, v.ecell, "ecell"), enode(edge, node, 2, v.enode, "enode"),
       bcell(bedge, cell, 1, v.bcell, "bcell");
   pl::Dat<double, 4> q(cell, v.q, "q");
@@ -90,8 +94,7 @@ std::vector<double> solve(const pl::Runtime& rt, const mesh_values& v, int cells
 
 }  // namespace
 
-TEST_CASE("a renumbered mesh's loops give the answers of the mesh as declared, in the user's numbering",
-          "[renumber]") {
+TEST_CASE("a renumbered mesh's loops give the answers of the mesh as declared, in the user's numbering", "[renumber]") {
   const int cells = 3000, edges = 7000, nodes = 2500, bedges = 400;
   const mesh_values v = random_mesh_values(cells, edges, nodes, bedges);
   // The host backend on the mesh as declared is the oracle for every backend, renumbered or not.
@@ -159,9 +162,9 @@ TEST_CASE("views, new dats and maps, and errors keep the user's numbering once a
     check_values<double>(count.host(), want);
 
     // A range is refused; a write through a map whose targets meet runs them one at a time.
-    CHECK_THROWS_WITH(pl::par_loop(triple, cell, pl::range{0, 10}, before(pl::RW)),
-                      Contains("set 'cells': pl::renumber has put its elements in another order") &&
-                          Contains("[0, 10) given"));
+    CHECK_THROWS_WITH(
+        pl::par_loop(triple, cell, pl::range{0, 10}, before(pl::RW)),
+        Contains("set 'cells': pl::renumber has put its elements in another order") && Contains("[0, 10) given"));
     std::vector<pl::index_t> one_pair(static_cast<std::size_t>(cells));
     std::iota(one_pair.begin(), one_pair.end(), pl::index_t{0});
     one_pair[7] = 3;  // user elements 3 and 7 of the cells both reach cell 3

@@ -53,8 +53,8 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
 
   const auto stride = cg::grid_size(pl::grid_stride{256, 4});
   CHECK(stride(0, 0, dev) == 0);
-  CHECK(stride(0, 1000, dev) == 4);              // a short range: no more groups than elements need
-  CHECK(stride(0, INT_MAX, dev) == 132 * 4);     // a long one: the device's size
+  CHECK(stride(0, 1000, dev) == 4);           // a short range: no more groups than elements need
+  CHECK(stride(0, INT_MAX, dev) == 132 * 4);  // a long one: the device's size
   CHECK(stride(0, 1000, cg::device_facts{1}) == 4);
 
   const auto chunk = cg::grid_size(pl::chunked{16, 64});
@@ -69,12 +69,12 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
   CHECK(vectors(0, 0, dev) == 0);
   CHECK(vectors(9, 9, dev) == 0);
   CHECK(vectors(3, 4, dev) == 1);
-  CHECK(vectors(3, 5, dev) == 1);   // elements 0..7: 2 work-items
+  CHECK(vectors(3, 5, dev) == 1);  // elements 0..7: 2 work-items
   CHECK(vectors(4, 5, dev) == 1);
   CHECK(vectors(0, 64, dev) == 1);
   CHECK(vectors(0, 65, dev) == 2);
-  CHECK(vectors(3, 64, dev) == 1);   // elements 0..63: 16 work-items
-  CHECK(vectors(3, 65, dev) == 2);   // 0..67: 17
+  CHECK(vectors(3, 64, dev) == 1);  // elements 0..63: 16 work-items
+  CHECK(vectors(3, 65, dev) == 2);  // 0..67: 17
   CHECK(vectors(0, INT_MAX, dev) == (std::int64_t{INT_MAX} + 63) / 64);
   CHECK(vectors(INT_MAX - 1, INT_MAX, dev) == 1);
 
@@ -167,7 +167,8 @@ TEST_CASE("each strategy generates its element loop, and it compiles", "[strateg
   const std::string split = cg::generate(*ir, cg::dialect_kind::opencl, pl::split_n_across_workgroups{}).text;
   CHECK_THAT(split, Contains("const long pl_e = (long)pl_start + pl_item;\n  if (pl_e < pl_end) {"));
   const std::string stride = cg::generate(*ir, cg::dialect_kind::opencl, pl::grid_stride{}).text;
-  CHECK_THAT(stride, Contains("for (long pl_e = (long)pl_start + pl_item; pl_e < pl_end; pl_e += (long)get_global_size(0)) {"));
+  CHECK_THAT(stride,
+             Contains("for (long pl_e = (long)pl_start + pl_item; pl_e < pl_end; pl_e += (long)get_global_size(0)) {"));
   const std::string cu = cg::generate(*ir, cg::dialect_kind::cuda, pl::grid_stride{}).text;
   CHECK_THAT(cu, Contains("pl_e += ((long long)gridDim.x * blockDim.x)) {"));
   const std::string chunk = cg::generate(*ir, cg::dialect_kind::opencl, pl::chunked{16, 32}).text;

@@ -147,7 +147,8 @@ std::array<pl::backend_kind, 2> subset_backends() { return {pl::backend_kind::ho
 // Integers, so that sums in any order are exact.
 std::vector<double> whole_numbers(std::size_t n, int modulus) {
   std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(parloop_test::rng()() % static_cast<unsigned>(modulus));
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<double>(parloop_test::rng()() % static_cast<unsigned>(modulus));
   return v;
 }
 
@@ -219,7 +220,8 @@ TEST_CASE("an indirect loop over a subset reads and increments through maps at i
     pl::par_loop(gather, some, c(pl::READ, ecell, 0), c(pl::READ, ecell, 1), gathered(pl::WRITE));
     std::vector<double> want_gathered(edges, -1.0);
     for (const pl::index_t e : chosen) {
-      want_gathered[std::size_t(e)] = c0[std::size_t(e2c[2 * std::size_t(e)])] + c0[std::size_t(e2c[2 * std::size_t(e) + 1])];
+      want_gathered[std::size_t(e)] =
+          c0[std::size_t(e2c[2 * std::size_t(e)])] + c0[std::size_t(e2c[2 * std::size_t(e) + 1])];
     }
     CHECK(values_of(gathered) == want_gathered);
 
@@ -430,7 +432,8 @@ TEST_CASE("a dat copied into another on the whole set, or at a subset's elements
     pl::Dat<double, 3> elsewhere(other, "elsewhere");
     CHECK_THROWS_WITH(pl::copy(a, elsewhere),
                       Contains("pl::copy: dat 'a' is on set 'cells' and dat 'elsewhere' on set 'other'"));
-    CHECK_THROWS_WITH(pl::copy(a, part, pl::Subset(other, {1}, "there")),
-                      Contains("pl::copy: subset 'there' is of set 'other', and dats 'a' and 'part' are on set 'cells'"));
+    CHECK_THROWS_WITH(
+        pl::copy(a, part, pl::Subset(other, {1}, "there")),
+        Contains("pl::copy: subset 'there' is of set 'other', and dats 'a' and 'part' are on set 'cells'"));
   }
 }

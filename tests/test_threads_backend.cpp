@@ -67,9 +67,9 @@ TEST_CASE("an exception thrown on any thread of a job reaches the caller once al
   pl::detail::thread_pool pool(3, false);
   std::atomic<int> finished{0};
   CHECK_THROWS_WITH(pool.run([&](int t) {
-                      if (t == 2) throw std::runtime_error("thread 2 failed");
-                      finished.fetch_add(1);
-                    }),
+    if (t == 2) throw std::runtime_error("thread 2 failed");
+    finished.fetch_add(1);
+  }),
                     "thread 2 failed");
   CHECK(finished == 2);
   // The pool runs the next job as ever.
@@ -93,7 +93,8 @@ TEST_CASE("blocks of one colour reach no common target, and each block has one c
       for (int c = 0; c < colors->colors(); ++c) {
         std::set<pl::index_t> reached;
         std::size_t reaches = 0;
-        for (pl::index_t i = colors->offsets[static_cast<std::size_t>(c)]; i < colors->offsets[static_cast<std::size_t>(c) + 1]; ++i) {
+        for (pl::index_t i = colors->offsets[static_cast<std::size_t>(c)];
+             i < colors->offsets[static_cast<std::size_t>(c) + 1]; ++i) {
           const pl::index_t b = colors->order[static_cast<std::size_t>(i)];
           ++times[static_cast<std::size_t>(b)];
           // A block's own elements may share targets (they run in order); blocks of a colour may not.
@@ -180,8 +181,10 @@ TEST_CASE("a loop that reduces into a global is not autotuned on threads: its su
     const pl::Set s(rt, n);
     const pl::Dat<float> v(s, values);
     pl::Global<float> total(rt, 0.0f);
-    if (tune) pl::par_loop(total_of, s, pl::autotune{}, v(pl::READ), total(pl::INC));
-    else pl::par_loop(total_of, s, v(pl::READ), total(pl::INC));
+    if (tune)
+      pl::par_loop(total_of, s, pl::autotune{}, v(pl::READ), total(pl::INC));
+    else
+      pl::par_loop(total_of, s, v(pl::READ), total(pl::INC));
     return total.value();
   };
   const float untuned = run(threads_runtime(3), false);
@@ -247,8 +250,10 @@ TEST_CASE("an autotuned loop on threads times the block sizes once, and its resu
     pl::Dat<double> acc(c, std::vector<double>(cells, 1.0));
     const std::uint64_t before = flow.cache().tunings();
     for (int call = 0; call < 2; ++call) {
-      if (tune) pl::par_loop(flow, e, pl::autotune{}, w(pl::READ), acc(pl::INC, m, 0), acc(pl::INC, m, 1));
-      else pl::par_loop(flow, e, w(pl::READ), acc(pl::INC, m, 0), acc(pl::INC, m, 1));
+      if (tune)
+        pl::par_loop(flow, e, pl::autotune{}, w(pl::READ), acc(pl::INC, m, 0), acc(pl::INC, m, 1));
+      else
+        pl::par_loop(flow, e, w(pl::READ), acc(pl::INC, m, 0), acc(pl::INC, m, 1));
     }
     const auto a = acc.host();
     return result{std::vector<double>(a.begin(), a.end()), flow.cache().tunings() - before};

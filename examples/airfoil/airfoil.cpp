@@ -165,7 +165,7 @@ double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil:
 int airfoil_main(int argc, char** argv) {
   const options o = parse(argc, argv);
   // Over MPI, only rank 0 reads or makes the mesh; the others distribute an empty one.
-  const airfoil::mesh m = !prints()      ? airfoil::mesh{}
+  const airfoil::mesh m = !prints()     ? airfoil::mesh{}
                           : o.mesh_file ? airfoil::read_mesh(*o.mesh_file)
                           : o.o_grid    ? airfoil::make_o_grid(o.size)
                                         : airfoil::make_naca0012(o.size);
@@ -176,7 +176,8 @@ int airfoil_main(int argc, char** argv) {
   if (o.autotune) rt.set_autotune(true);
   if (o.c_kernels && rt.kind() == pl::backend_kind::host) {
     throw pl::backend_unavailable(
-        "--kernels c: C kernels run on a device backend (PARLOOP_BACKEND=opencl or cuda); the host runs the DSL kernels");
+        "--kernels c: C kernels run on a device backend (PARLOOP_BACKEND=opencl or cuda); the host runs the DSL "
+        "kernels");
   }
 #if PARLOOP_AIRFOIL_MPI
   const airfoil::mesh_handles h = airfoil::distributed(rt, MPI_COMM_WORLD, m, o.renumber);

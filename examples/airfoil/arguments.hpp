@@ -17,7 +17,8 @@ inline long long whole_number(std::string_view option, const char* text, long lo
   errno = 0;
   const long long v = std::strtoll(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || v < least || v > most) {
-    throw parloop::argument_error(fmt::format("{} {}: expected a whole number from {} to {}", option, text, least, most));
+    throw parloop::argument_error(
+        fmt::format("{} {}: expected a whole number from {} to {}", option, text, least, most));
   }
   return v;
 }

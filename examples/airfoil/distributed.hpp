@@ -23,16 +23,15 @@ inline mesh_handles distributed(const pl::Runtime& rt, MPI_Comm comm, const mesh
   const auto nodes = g.set(m.nnode, "nodes"), edges = g.set(m.nedge, "edges"), bedges = g.set(m.nbedge, "bedges"),
              cells = g.set(m.ncell, "cells");
   const auto pedge = g.map(edges, nodes, 2, m.edge, "pedge"), pecell = g.map(edges, cells, 2, m.ecell, "pecell"),
-             pbedge = g.map(bedges, nodes, 2, m.bedge, "pbedge"), pbecell = g.map(bedges, cells, 1, m.becell, "pbecell"),
-             pcell = g.map(cells, nodes, 4, m.cell, "pcell");
+             pbedge = g.map(bedges, nodes, 2, m.bedge, "pbedge"),
+             pbecell = g.map(bedges, cells, 1, m.becell, "pbecell"), pcell = g.map(cells, nodes, 4, m.cell, "pcell");
   const auto bound = g.dat<std::int32_t, 1>(bedges, m.bound, "p_bound");
   const auto x = g.dat<double, 2>(nodes, m.x, "p_x");
   const pm::distributed_mesh local(
       rt, comm, g,
       pm::partitioning::by_graph(pecell).ordered(for_locality ? pm::local_order::locality : pm::local_order::global));
-  return {local[nodes],  local[edges],  local[bedges], local[cells], local[pedge],
-          local[pecell], local[pbedge], local[pbecell], local[pcell], local[bound],
-          local[x],      local[cells].global_size()};
+  return {local[nodes],  local[edges],   local[bedges], local[cells], local[pedge], local[pecell],
+          local[pbedge], local[pbecell], local[pcell],  local[bound], local[x],     local[cells].global_size()};
 }
 
 }  // namespace airfoil

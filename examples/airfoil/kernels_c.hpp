@@ -26,8 +26,8 @@ inline auto c_kernels(const flow& c) {
   const auto from_header = [&](const char* name, const std::string& before) {
     return pl::kernel_from_source(name, fmt::format("{}#include \"{}.h\"\n", before, name), headers);
   };
-  return std::tuple{from_header("save_soln", ""), from_header("adt_calc", constants), from_header("res_calc", constants),
-                    from_header("bres_calc", constants), from_header("update", "")};
+  return std::tuple{from_header("save_soln", ""), from_header("adt_calc", constants),
+                    from_header("res_calc", constants), from_header("bres_calc", constants), from_header("update", "")};
 }
 
 }  // namespace airfoil

@@ -43,30 +43,30 @@ inline auto dsl_kernels(const flow& c) {
 
   // The flux across an interior edge, with scalar dissipation: added to the first cell's
   // residual, taken from the second's.
-  auto res_calc = pl::kernel("res_calc", [c](auto x1, auto x2, auto q1, auto q2, auto adt1, auto adt2, auto res1,
-                                             auto res2) {
-    auto dx = pl::let("dx", x1[0] - x2[0]);
-    auto dy = pl::let("dy", x1[1] - x2[1]);
-    auto ri = pl::let("ri", 1.0 / q1[0]);
-    auto p1 = pl::let("p1", c.gm1 * (q1[3] - 0.5 * ri * (q1[1] * q1[1] + q1[2] * q1[2])));
-    auto vol1 = pl::let("vol1", ri * (q1[1] * dy - q1[2] * dx));
-    ri = 1.0 / q2[0];
-    auto p2 = pl::let("p2", c.gm1 * (q2[3] - 0.5 * ri * (q2[1] * q2[1] + q2[2] * q2[2])));
-    auto vol2 = pl::let("vol2", ri * (q2[1] * dy - q2[2] * dx));
-    auto mu = pl::let("mu", 0.5 * (adt1 + adt2) * c.eps);
-    auto f = pl::let("f", 0.5 * (vol1 * q1[0] + vol2 * q2[0]) + mu * (q1[0] - q2[0]));
-    res1[0] += f;
-    res2[0] -= f;
-    f = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * q2[1] + p2 * dy) + mu * (q1[1] - q2[1]);
-    res1[1] += f;
-    res2[1] -= f;
-    f = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * q2[2] - p2 * dx) + mu * (q1[2] - q2[2]);
-    res1[2] += f;
-    res2[2] -= f;
-    f = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (q2[3] + p2)) + mu * (q1[3] - q2[3]);
-    res1[3] += f;
-    res2[3] -= f;
-  });
+  auto res_calc =
+      pl::kernel("res_calc", [c](auto x1, auto x2, auto q1, auto q2, auto adt1, auto adt2, auto res1, auto res2) {
+        auto dx = pl::let("dx", x1[0] - x2[0]);
+        auto dy = pl::let("dy", x1[1] - x2[1]);
+        auto ri = pl::let("ri", 1.0 / q1[0]);
+        auto p1 = pl::let("p1", c.gm1 * (q1[3] - 0.5 * ri * (q1[1] * q1[1] + q1[2] * q1[2])));
+        auto vol1 = pl::let("vol1", ri * (q1[1] * dy - q1[2] * dx));
+        ri = 1.0 / q2[0];
+        auto p2 = pl::let("p2", c.gm1 * (q2[3] - 0.5 * ri * (q2[1] * q2[1] + q2[2] * q2[2])));
+        auto vol2 = pl::let("vol2", ri * (q2[1] * dy - q2[2] * dx));
+        auto mu = pl::let("mu", 0.5 * (adt1 + adt2) * c.eps);
+        auto f = pl::let("f", 0.5 * (vol1 * q1[0] + vol2 * q2[0]) + mu * (q1[0] - q2[0]));
+        res1[0] += f;
+        res2[0] -= f;
+        f = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * q2[1] + p2 * dy) + mu * (q1[1] - q2[1]);
+        res1[1] += f;
+        res2[1] -= f;
+        f = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * q2[2] - p2 * dx) + mu * (q1[2] - q2[2]);
+        res1[2] += f;
+        res2[2] -= f;
+        f = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (q2[3] + p2)) + mu * (q1[3] - q2[3]);
+        res1[3] += f;
+        res2[3] -= f;
+      });
 
   // A boundary edge: the wall (bound 1) takes the pressure force; the far field the flux
   // against the free stream.
@@ -76,26 +76,24 @@ inline auto dsl_kernels(const flow& c) {
     auto dy = pl::let("dy", x1[1] - x2[1]);
     auto ri = pl::let("ri", 1.0 / q1[0]);
     auto p1 = pl::let("p1", c.gm1 * (q1[3] - 0.5 * ri * (q1[1] * q1[1] + q1[2] * q1[2])));
-    pl::if_(bound == 1,
-            [&] {
-              res1[1] += p1 * dy;
-              res1[2] += -p1 * dx;
-            })
-        .else_([&] {
-          auto vol1 = pl::let("vol1", ri * (q1[1] * dy - q1[2] * dx));
-          const double ri2 = 1.0 / qinf[0];
-          const double p2 = c.gm1 * (qinf[3] - 0.5 * ri2 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]));
-          auto vol2 = pl::let("vol2", ri2 * (qinf[1] * dy - qinf[2] * dx));
-          auto mu = pl::let("mu", adt1 * c.eps);
-          auto f = pl::let("f", 0.5 * (vol1 * q1[0] + vol2 * qinf[0]) + mu * (q1[0] - qinf[0]));
-          res1[0] += f;
-          f = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * qinf[1] + p2 * dy) + mu * (q1[1] - qinf[1]);
-          res1[1] += f;
-          f = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * qinf[2] - p2 * dx) + mu * (q1[2] - qinf[2]);
-          res1[2] += f;
-          f = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (qinf[3] + p2)) + mu * (q1[3] - qinf[3]);
-          res1[3] += f;
-        });
+    pl::if_(bound == 1, [&] {
+      res1[1] += p1 * dy;
+      res1[2] += -p1 * dx;
+    }).else_([&] {
+      auto vol1 = pl::let("vol1", ri * (q1[1] * dy - q1[2] * dx));
+      const double ri2 = 1.0 / qinf[0];
+      const double p2 = c.gm1 * (qinf[3] - 0.5 * ri2 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]));
+      auto vol2 = pl::let("vol2", ri2 * (qinf[1] * dy - qinf[2] * dx));
+      auto mu = pl::let("mu", adt1 * c.eps);
+      auto f = pl::let("f", 0.5 * (vol1 * q1[0] + vol2 * qinf[0]) + mu * (q1[0] - qinf[0]));
+      res1[0] += f;
+      f = 0.5 * (vol1 * q1[1] + p1 * dy + vol2 * qinf[1] + p2 * dy) + mu * (q1[1] - qinf[1]);
+      res1[1] += f;
+      f = 0.5 * (vol1 * q1[2] - p1 * dx + vol2 * qinf[2] - p2 * dx) + mu * (q1[2] - qinf[2]);
+      res1[2] += f;
+      f = 0.5 * (vol1 * (q1[3] + p1) + vol2 * (qinf[3] + p2)) + mu * (q1[3] - qinf[3]);
+      res1[3] += f;
+    });
   });
 
   // The explicit step from the saved solution, and the sum of the squared changes.

@@ -34,13 +34,13 @@ namespace pl = parloop;
 
 struct mesh {
   int nnode = 0, ncell = 0, nedge = 0, nbedge = 0;
-  std::vector<double> x;              // 2 per node
-  std::vector<pl::index_t> cell;      // 4 nodes per cell
-  std::vector<pl::index_t> edge;      // 2 nodes per edge
-  std::vector<pl::index_t> ecell;     // 2 cells per edge
-  std::vector<pl::index_t> bedge;     // 2 nodes per boundary edge
-  std::vector<pl::index_t> becell;    // 1 cell per boundary edge
-  std::vector<std::int32_t> bound;    // 1 per boundary edge
+  std::vector<double> x;            // 2 per node
+  std::vector<pl::index_t> cell;    // 4 nodes per cell
+  std::vector<pl::index_t> edge;    // 2 nodes per edge
+  std::vector<pl::index_t> ecell;   // 2 cells per edge
+  std::vector<pl::index_t> bedge;   // 2 nodes per boundary edge
+  std::vector<pl::index_t> becell;  // 1 cell per boundary edge
+  std::vector<std::int32_t> bound;  // 1 per boundary edge
 
   // Value for value: how may_be_op2_mesh (solver.hpp) tells the generated mesh from others.
   bool operator==(const mesh&) const = default;
@@ -117,8 +117,9 @@ inline mesh read_mesh(const std::string& path) {
     }
   }
   if (m.nnode < 1 || m.ncell < 1 || m.nedge < 0 || m.nbedge < 0) {
-    throw pl::argument_error(fmt::format("mesh '{}': counts {} {} {} {}: nodes and cells must be at least 1, edges at least 0",
-                                         path, m.nnode, m.ncell, m.nedge, m.nbedge));
+    throw pl::argument_error(
+        fmt::format("mesh '{}': counts {} {} {} {}: nodes and cells must be at least 1, edges at least 0", path,
+                    m.nnode, m.ncell, m.nedge, m.nbedge));
   }
   // Every value but the last takes at least two characters: counts a file cannot hold are
   // refused before anything is read for them. A pipe has no size: its vectors are reserved up
@@ -129,8 +130,9 @@ inline mesh read_mesh(const std::string& path) {
   const auto values = 2 * std::uintmax_t(m.nnode) + 4 * std::uintmax_t(m.ncell) + 4 * std::uintmax_t(m.nedge) +
                       4 * std::uintmax_t(m.nbedge);
   if (sized && 2 * values - 1 > bytes) {
-    throw pl::argument_error(fmt::format("mesh '{}': counts {} {} {} {} need {} values, more than its {} bytes can hold",
-                                         path, m.nnode, m.ncell, m.nedge, m.nbedge, values, bytes));
+    throw pl::argument_error(
+        fmt::format("mesh '{}': counts {} {} {} {} need {} values, more than its {} bytes can hold", path, m.nnode,
+                    m.ncell, m.nedge, m.nbedge, values, bytes));
   }
   const auto reserve = [&](auto& out, int count, int per_entry) {
     const std::size_t n = std::size_t(count) * std::size_t(per_entry);
@@ -169,15 +171,16 @@ inline mesh read_mesh(const std::string& path) {
     append(m.becell, "boundary edge", e, m.nbedge, 2, 4);
     append(m.bound, "boundary edge", e, m.nbedge, 3, 4);
     if (m.bound.back() != 1 && m.bound.back() != 2) {
-      throw pl::argument_error(fmt::format("mesh '{}': boundary edge {} (from 0) of {}: bound {} is neither 1 (wall) nor 2 (far field)",
-                                           path, e, m.nbedge, m.bound.back()));
+      throw pl::argument_error(
+          fmt::format("mesh '{}': boundary edge {} (from 0) of {}: bound {} is neither 1 (wall) nor 2 (far field)",
+                      path, e, m.nbedge, m.bound.back()));
     }
   }
   // Only the start of what follows is read: it is quoted, and may be a pipe's endless junk.
   in.width(40);
   if (in >> token) {
-    throw pl::argument_error(fmt::format("mesh '{}': {:?} after the last boundary edge: the counts say the file ends there",
-                                         path, token));
+    throw pl::argument_error(
+        fmt::format("mesh '{}': {:?} after the last boundary edge: the counts say the file ends there", path, token));
   }
   return m;
 }
@@ -188,12 +191,14 @@ inline mesh read_mesh(const std::string& path) {
 inline void write_mesh(const mesh& m, const std::string& path) {
   const std::string temporary = path + ".part";
   std::FILE* f = std::fopen(temporary.c_str(), "w");
-  if (f == nullptr) throw pl::argument_error(fmt::format("mesh '{}': cannot write it ({})", path, std::strerror(errno)));
+  if (f == nullptr)
+    throw pl::argument_error(fmt::format("mesh '{}': cannot write it ({})", path, std::strerror(errno)));
   std::error_code ec;
   // fmt::print throws where a write fails: the partial file goes either way.
   try {
     fmt::print(f, "{} {} {} {}\n", m.nnode, m.ncell, m.nedge, m.nbedge);
-    for (int n = 0; n < m.nnode; ++n) fmt::print(f, "{:.17g} {:.17g}\n", m.x[2 * std::size_t(n)], m.x[2 * std::size_t(n) + 1]);
+    for (int n = 0; n < m.nnode; ++n)
+      fmt::print(f, "{:.17g} {:.17g}\n", m.x[2 * std::size_t(n)], m.x[2 * std::size_t(n) + 1]);
     for (int c = 0; c < m.ncell; ++c) {
       const auto* v = &m.cell[4 * std::size_t(c)];
       fmt::print(f, "{} {} {} {}\n", v[0], v[1], v[2], v[3]);

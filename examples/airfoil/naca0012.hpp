@@ -42,8 +42,10 @@ inline double surface_height(double s) {
   double lo = 0.0, hi = std::sqrt(s * s + z0);
   for (int k = 0; k < 100 && hi - lo > 1e-16; ++k) {
     const double h = 0.5 * (lo + hi);
-    if (2.0 * std::fabs(s) * h < half_thickness(s * s - h * h + z0)) lo = h;
-    else hi = h;
+    if (2.0 * std::fabs(s) * h < half_thickness(s * s - h * h + z0))
+      lo = h;
+    else
+      hi = h;
   }
   return hi;
 }

@@ -127,7 +127,8 @@ int run(long long base_cells, int layers, int steps) {
                  q(pl::INC, wall_cells, 0), q(pl::INC, wall_cells, 1), wall_height(pl::READ));
     pl::par_loop(vertical, cells.interior_facets(), area(pl::READ), t(pl::READ, own), q(pl::INC, own),
                  wall_height(pl::READ));
-    pl::par_loop(boundary, cells.bottom(), area(pl::READ), t(pl::READ), q(pl::INC), hot(pl::READ), wall_height(pl::READ));
+    pl::par_loop(boundary, cells.bottom(), area(pl::READ), t(pl::READ), q(pl::INC), hot(pl::READ),
+                 wall_height(pl::READ));
     pl::par_loop(boundary, cells.top(), area(pl::READ), t(pl::READ), q(pl::INC), cold(pl::READ), wall_height(pl::READ));
     change.set_value(0.0);
     heat.set_value(0.0);

@@ -31,8 +31,10 @@ grid make_grid(int n) {
       const int node = i * n + j;
       if (j + 1 < n) g.edge_nodes.insert(g.edge_nodes.end(), {node, node + 1});
       if (i + 1 < n) g.edge_nodes.insert(g.edge_nodes.end(), {node, node + n});
-      if (j == 0) g.hot.push_back(node);
-      else if (i == 0 || i == n - 1 || j == n - 1) g.cold.push_back(node);
+      if (j == 0)
+        g.hot.push_back(node);
+      else if (i == 0 || i == n - 1 || j == n - 1)
+        g.cold.push_back(node);
     }
   }
   return g;

@@ -51,8 +51,10 @@ grid make_grid(int n) {
       const int di[] = {-1, 1, 0, 0}, dj[] = {0, 0, -1, 1};
       for (int k = 0; k < 4; ++k) {
         const int ni = i + di[k], nj = j + dj[k];
-        if (ni < 0 || ni >= n || nj < 0 || nj >= n) g.rhs[node] += 0.25;
-        else add_edge(node, ni * n + nj, 0.25);
+        if (ni < 0 || ni >= n || nj < 0 || nj >= n)
+          g.rhs[node] += 0.25;
+        else
+          add_edge(node, ni * n + nj, 0.25);
       }
     }
   }

@@ -7,7 +7,11 @@ int main() {
   pl::Set s(rt, 4);
   pl::Dat<double> x(s), y(s), r(s);
   pl::Global<double> g(rt, 0.0), h(rt, 0.0);
-  auto k = pl::kernel("k", [](auto x, auto y, auto r, auto g) { y = x * 2; r += x; g = pl::min(g, x); });
+  auto k = pl::kernel("k", [](auto x, auto y, auto r, auto g) {
+    y = x * 2;
+    r += x;
+    g = pl::min(g, x);
+  });
   pl::par_loop(k, s, x(pl::READ), y(pl::WRITE), r(pl::INC), g(pl::MIN));
   // An integer INC takes an integer: a fraction converted on purpose.
   pl::Dat<std::int32_t> n(s);

@@ -1,5 +1,5 @@
-// expect: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), after an optional strategy
-// SPDX-License-Identifier: MIT
+// expect: each argument of par_loop is dat(mode), dat(mode, map, slot), dat(mode, map) or global(mode), after an
+// optional strategy SPDX-License-Identifier: MIT
 #include <parloop/parloop.hpp>
 namespace pl = parloop;
 int main() {

@@ -1,5 +1,5 @@
-// expect: a kernel value cannot be used as a C++ bool (if, ?:, while, std::min, std::max): use pl::select(c, a, b) for a value, pl::if_(c, [&] { ... }) for statements, pl::min / pl::max
-// SPDX-License-Identifier: MIT
+// expect: a kernel value cannot be used as a C++ bool (if, ?:, while, std::min, std::max): use pl::select(c, a, b) for
+// a value, pl::if_(c, [&] { ... }) for statements, pl::min / pl::max SPDX-License-Identifier: MIT
 #include <parloop/parloop.hpp>
 namespace pl = parloop;
 int main() {
@@ -7,6 +7,8 @@ int main() {
   pl::Set s(rt, 4);
   pl::Dat<double> x(s), y(s), r(s);
   pl::Global<double> g(rt, 0.0), h(rt, 0.0);
-  auto k = pl::kernel("k", [](auto x, auto y) { if (x > 0.0) y = 1.0; });
+  auto k = pl::kernel("k", [](auto x, auto y) {
+    if (x > 0.0) y = 1.0;
+  });
   pl::par_loop(k, s, x(pl::READ), y(pl::WRITE));
 }

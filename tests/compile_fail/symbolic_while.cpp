@@ -7,6 +7,9 @@ int main() {
   pl::Set s(rt, 4);
   pl::Dat<double> x(s), y(s), r(s);
   pl::Global<double> g(rt, 0.0), h(rt, 0.0);
-  auto k = pl::kernel("k", [](auto x, auto y) { while (x < y) {} });
+  auto k = pl::kernel("k", [](auto x, auto y) {
+    while (x < y) {
+    }
+  });
   pl::par_loop(k, s, x(pl::READ), y(pl::READ));
 }

@@ -10,12 +10,12 @@ double factor;
 
 #include "double_it.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   op_init(argc, argv, 0);
   double in[4] = {1.0, 2.0, 3.0, 4.0}, out[4] = {0.0, 0.0, 0.0, 0.0};
   op_set s = op_decl_set(4, "s");
   op_dat a = op_decl_dat(s, 1, "double", in, "a");
-  op_dat b = op_decl_dat(s, 1, "double", (double *)NULL, "b");
+  op_dat b = op_decl_dat(s, 1, "double", (double*)NULL, "b");
   factor = 2.5;
   op_decl_const(1, "double", &factor);
   op_par_loop(double_it, "double_it", s, op_arg_dat(a, -1, OP_ID, 1, "double", OP_READ),

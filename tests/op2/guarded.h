@@ -10,4 +10,4 @@
 #include "no_such_header.h"
 #endif
 
-inline void guarded(const double *a, double *b) { *b = guard_a(*a) + factor; }
+inline void guarded(const double* a, double* b) { *b = guard_a(*a) + factor; }

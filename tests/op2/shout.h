@@ -3,6 +3,6 @@
 // when the loop ends).
 #include <stdio.h>
 
-inline void shout(const int *own, const double *v) {
+inline void shout(const int* own, const double* v) {
   if (*own == 0) printf("op2 test: element %d holds %.2f\n", *own, *v);
 }

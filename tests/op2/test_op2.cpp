@@ -134,12 +134,10 @@ TEST_CASE("op2: loops through maps, slot by slot and as vectors, give plain loop
   declared d(m);
   weight = 0.75;
   op_decl_const(1, "double", &weight);
-  op_par_loop(edge_flux, "edge_flux", d.edges,
-              op_arg_dat(d.p_x, 0, d.penode, 1, "double", OP_READ),
+  op_par_loop(edge_flux, "edge_flux", d.edges, op_arg_dat(d.p_x, 0, d.penode, 1, "double", OP_READ),
               op_arg_dat(d.p_x, 1, d.penode, 1, "double", OP_READ),
               op_arg_dat(d.p_q, 0, d.pecell, 2, "double", OP_READ),
-              op_arg_dat(d.p_q, 1, d.pecell, 2, "double", OP_READ),
-              op_arg_dat(d.p_r, 0, d.pecell, 2, "double", OP_INC),
+              op_arg_dat(d.p_q, 1, d.pecell, 2, "double", OP_READ), op_arg_dat(d.p_r, 0, d.pecell, 2, "double", OP_INC),
               op_arg_dat(d.p_r, 1, d.pecell, 2, "double", OP_INC));
   std::vector<double> got(2 * static_cast<std::size_t>(m.cells_count));
   op_fetch_data(d.p_r, got.data());
@@ -147,15 +145,13 @@ TEST_CASE("op2: loops through maps, slot by slot and as vectors, give plain loop
   check_close(got, want);
 
   op_dat p_v = op_decl_dat(d.cells, 2, "double", static_cast<double*>(nullptr), "p_v");
-  op_par_loop(vector_flux, "vector_flux", d.edges,
-              op_arg_dat(d.p_x, -2, d.penode, 1, "double", OP_READ),
+  op_par_loop(vector_flux, "vector_flux", d.edges, op_arg_dat(d.p_x, -2, d.penode, 1, "double", OP_READ),
               op_arg_dat(d.p_q, -2, d.pecell, 2, "double", OP_READ),
               op_arg_dat(p_v, -2, d.pecell, 2, "double", OP_INC));
   op_fetch_data(p_v, got.data());
   check_close(got, want);
   op_dat p_w = op_decl_dat(d.cells, 2, "double", static_cast<double*>(nullptr), "p_w");
-  op_par_loop(vector_arrays, "vector_arrays", d.edges,
-              op_arg_dat(d.p_x, -2, d.penode, 1, "double", OP_READ),
+  op_par_loop(vector_arrays, "vector_arrays", d.edges, op_arg_dat(d.p_x, -2, d.penode, 1, "double", OP_READ),
               op_arg_dat(d.p_q, -2, d.pecell, 2, "double", OP_READ),
               op_arg_dat(p_w, -2, d.pecell, 2, "double", OP_INC));
   op_fetch_data(p_w, got.data());
@@ -185,12 +181,9 @@ TEST_CASE("op2: globals are read, and reduced into from the user's variables", "
   declared d(m);
   int scale_by = 3, count = 5;
   double sum = 10.0, lo = 0.25, hi = -2.0;
-  op_par_loop(cell_stats, "cell_stats", d.cells,
-              op_arg_dat(d.p_q, -1, OP_ID, 2, "double", OP_READ),
-              op_arg_gbl(&scale_by, 1, "int", OP_READ),
-              op_arg_gbl(&sum, 1, "double", OP_INC),
-              op_arg_gbl(&lo, 1, "double", OP_MIN),
-              op_arg_gbl(&hi, 1, "double", OP_MAX),
+  op_par_loop(cell_stats, "cell_stats", d.cells, op_arg_dat(d.p_q, -1, OP_ID, 2, "double", OP_READ),
+              op_arg_gbl(&scale_by, 1, "int", OP_READ), op_arg_gbl(&sum, 1, "double", OP_INC),
+              op_arg_gbl(&lo, 1, "double", OP_MIN), op_arg_gbl(&hi, 1, "double", OP_MAX),
               op_arg_gbl(&count, 1, "int", OP_INC));
   double want_sum = 10.0, want_lo = 0.25, want_hi = -2.0;
   for (int c = 0; c < m.cells_count; ++c) {
@@ -259,10 +252,8 @@ TEST_CASE("op2: a direct OP_INC argument holds the element's value, as OP2 hands
   op_dat u = op_decl_dat(s, 1, "double", u0.data(), "u");
   op_dat du = op_decl_dat(s, 1, "double", d0.data(), "du");
   double squares = 0.0;
-  op_par_loop(accumulate, "accumulate", s,
-              op_arg_dat(u, -1, OP_ID, 1, "double", OP_INC),
-              op_arg_dat(du, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_gbl(&squares, 1, "double", OP_INC));
+  op_par_loop(accumulate, "accumulate", s, op_arg_dat(u, -1, OP_ID, 1, "double", OP_INC),
+              op_arg_dat(du, -1, OP_ID, 1, "double", OP_READ), op_arg_gbl(&squares, 1, "double", OP_INC));
   std::vector<double> got(4);
   op_fetch_data(u, got.data());
   CHECK(got == std::vector<double>{1.5, 1.0, 3.25, 6.0});
@@ -577,7 +568,8 @@ TEST_CASE("op2: op_mpi_get_data copies a dat into storage its caller frees", "[o
   CHECK(copy->dim == 2);
   CHECK(std::string(copy->name) == "d");
   CHECK(std::string(copy->type) == "double");
-  CHECK(std::vector<double>(reinterpret_cast<double*>(copy->data), reinterpret_cast<double*>(copy->data) + 6) == values);
+  CHECK(std::vector<double>(reinterpret_cast<double*>(copy->data), reinterpret_cast<double*>(copy->data) + 6) ==
+        values);
   free(copy->data);
   free(copy->set);
   free(copy);
@@ -611,15 +603,17 @@ TEST_CASE("op2: wrong declarations and arguments name what is wrong", "[op2]") {
                     Catch::Contains("map 'm' leads to set 's', the dat is on 'other'"));
   double g = 0.0;
   CHECK_THROWS_WITH(op_arg_gbl(&g, 1, "double", OP_RW), Catch::Contains("OP_RW of a global"));
-  CHECK_THROWS_WITH(op_arg_gbl(&g, 1, "int", OP_INC), Catch::Contains("type \"int\" given for a variable of type double"));
+  CHECK_THROWS_WITH(op_arg_gbl(&g, 1, "int", OP_INC),
+                    Catch::Contains("type \"int\" given for a variable of type double"));
   // Checked against the loop's set and the kernel's parameters when the loop runs.
   CHECK_THROWS_WITH(op_par_loop(scale, "scale", s, op_arg_dat(y, -1, OP_ID, 1, "double", OP_READ),
                                 op_arg_dat(y, -1, OP_ID, 1, "double", OP_WRITE)),
                     Catch::Contains("dat 'y' is on set 'other', and the loop is over 's'"));
   op_dat n = op_decl_dat(s, 1, "int", std::vector<int>{1, 2, 3}.data(), "n");
-  CHECK_THROWS_WITH(op_par_loop(scale, "scale", s, op_arg_dat(n, -1, OP_ID, 1, "int", OP_READ),
-                                op_arg_dat(x, -1, OP_ID, 2, "double", OP_WRITE)),
-                    Catch::Contains("op_par_loop 'scale': argument 0 holds int, and the kernel's parameter 0 points to double"));
+  CHECK_THROWS_WITH(
+      op_par_loop(scale, "scale", s, op_arg_dat(n, -1, OP_ID, 1, "int", OP_READ),
+                  op_arg_dat(x, -1, OP_ID, 2, "double", OP_WRITE)),
+      Catch::Contains("op_par_loop 'scale': argument 0 holds int, and the kernel's parameter 0 points to double"));
   CHECK_THROWS_WITH(op_par_loop(scale, "scale", s, op_arg_dat(x, -1, OP_ID, 2, "double", OP_INC),
                                 op_arg_dat(x, -1, OP_ID, 2, "double", OP_WRITE)),
                     Catch::Contains("argument 0 is OP_INC, and the kernel's parameter 0 is const"));
@@ -628,8 +622,7 @@ TEST_CASE("op2: wrong declarations and arguments name what is wrong", "[op2]") {
                     Catch::Contains("is a vector of a map's entries, and the kernel's parameter 0 is one pointer"));
 }
 
-TEST_CASE("op2: a kernel's source is found beside the calling file, in PARLOOP_OP2_KERNELS, or embedded",
-          "[op2]") {
+TEST_CASE("op2: a kernel's source is found beside the calling file, in PARLOOP_OP2_KERNELS, or embedded", "[op2]") {
   // The headers beside this file were embedded by parloop_embed_sources, as they are on disk.
   const std::filesystem::path here = std::filesystem::path(__FILE__).parent_path();
   for (const char* header : {"edge_flux.h", "scale.h"}) {
@@ -646,9 +639,10 @@ TEST_CASE("op2: a kernel's source is found beside the calling file, in PARLOOP_O
   const std::string source = parloop::op2::kernel_source("nowhere", folders, "/elsewhere/app.cpp");
   CHECK(source.find("// the helper") != std::string::npos);
   CHECK(source.find("inline void nowhere()") != std::string::npos);
-  CHECK_THROWS_WITH(parloop::op2::kernel_source("missing", folders, "/elsewhere/app.cpp"),
-                    Catch::Contains("missing.h is in none of the folders searched: '/parloop-nowhere/kernels' "
-                                    "'/elsewhere', and none of the application's sources defines it: '/elsewhere/app.cpp'"));
+  CHECK_THROWS_WITH(
+      parloop::op2::kernel_source("missing", folders, "/elsewhere/app.cpp"),
+      Catch::Contains("missing.h is in none of the folders searched: '/parloop-nowhere/kernels' "
+                      "'/elsewhere', and none of the application's sources defines it: '/elsewhere/app.cpp'"));
 }
 
 TEST_CASE("op2: a kernel header edited between two runs is compiled again, and kept", "[op2][device]") {
@@ -657,8 +651,8 @@ TEST_CASE("op2: a kernel header edited between two runs is compiled again, and k
   const scoped_env folders("PARLOOP_OP2_KERNELS", kernels.path.c_str());
   const scoped_env cached("PARLOOP_CACHE", "on"), cache_folder("PARLOOP_CACHE_DIR", cache.path.c_str());
   const auto write_scale = [&](const char* formula) {
-    std::ofstream(kernels.path / "scale.h") << "inline void scale(const double *a, double *b) { *b = " << formula
-                                           << "; }\n";
+    std::ofstream(kernels.path / "scale.h")
+        << "inline void scale(const double *a, double *b) { *b = " << formula << "; }\n";
   };
   const std::vector<double> a0{1.0, 2.0};
   // Each run a program of its own, on the disk cache: its compiles and the values it gives.

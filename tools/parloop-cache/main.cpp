@@ -102,7 +102,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (command == "export") {
-    std::printf("exported %llu entries to %s\n", static_cast<unsigned long long>(pc::export_to(*disk, argv[2])), argv[2]);
+    std::printf("exported %llu entries to %s\n", static_cast<unsigned long long>(pc::export_to(*disk, argv[2])),
+                argv[2]);
     return 0;
   }
   if (command == "import") {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Airfoil's adt_calc, as an OP2 application writes its kernels (one per header): a cell's area
 // over its time step, from its four nodes and its state. gam, gm1 and cfl are op_decl_const's.
-inline void adt_calc(const double* x1, const double* x2, const double* x3, const double* x4, const double* q, double* adt) {
+inline void adt_calc(const double* x1, const double* x2, const double* x3, const double* x4, const double* q,
+                     double* adt) {
   double ri = 1.0f / q[0];
   double u = ri * q[1];
   double v = ri * q[2];

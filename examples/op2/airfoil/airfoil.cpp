@@ -32,22 +32,22 @@ double gam, gm1, cfl, eps, qinf[4];
 #include "update.h"
 
 // Reads `count` rows of `per_row` values in `format` (one value's) into `out`; 0 on a fault.
-static int read_rows(FILE *fp, int count, int per_row, const char *format, void *out, size_t size) {
+static int read_rows(FILE* fp, int count, int per_row, const char* format, void* out, size_t size) {
   for (int n = 0; n < count * per_row; ++n) {
-    if (fscanf(fp, format, (char *)out + (size_t)n * size) != 1) return 0;
+    if (fscanf(fp, format, (char*)out + (size_t)n * size) != 1) return 0;
   }
   return 1;
 }
 
 // This rank's block of a set of n elements: [*first, *first + return).
-static int block(int n, int rank, int ranks, int *first) {
+static int block(int n, int rank, int ranks, int* first) {
   *first = (int)((long long)n * rank / ranks);
   return (int)((long long)n * (rank + 1) / ranks) - *first;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   op_init(argc, argv, 1);
-  const char *mesh = argc > 1 ? argv[1] : "./new_grid.dat";
+  const char* mesh = argc > 1 ? argv[1] : "./new_grid.dat";
   const int iterations = argc > 2 ? atoi(argv[2]) : 1000;
   const int digits = argc > 3 ? atoi(argv[3]) : 5;
   if (iterations < 1 || digits < 1 || digits > 17) {
@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  FILE *fp = fopen(mesh, "r");
+  FILE* fp = fopen(mesh, "r");
   if (fp == NULL) {
     op_printf("airfoil_op2: cannot open %s\n", mesh);
     op_exit();
@@ -69,15 +69,15 @@ int main(int argc, char **argv) {
     op_exit();
     return 1;
   }
-  int *cell = (int *)malloc(4 * sizeof(int) * ncell);
-  int *edge = (int *)malloc(2 * sizeof(int) * nedge);
-  int *ecell = (int *)malloc(2 * sizeof(int) * nedge);
-  int *bedge = (int *)malloc(2 * sizeof(int) * nbedge);
-  int *becell = (int *)malloc(sizeof(int) * nbedge);
-  int *bound = (int *)malloc(sizeof(int) * nbedge);
-  double *x = (double *)malloc(2 * sizeof(double) * nnode);
-  double *q = (double *)malloc(4 * sizeof(double) * ncell);
-  double *res = (double *)calloc(4 * (size_t)ncell, sizeof(double));
+  int* cell = (int*)malloc(4 * sizeof(int) * ncell);
+  int* edge = (int*)malloc(2 * sizeof(int) * nedge);
+  int* ecell = (int*)malloc(2 * sizeof(int) * nedge);
+  int* bedge = (int*)malloc(2 * sizeof(int) * nbedge);
+  int* becell = (int*)malloc(sizeof(int) * nbedge);
+  int* bound = (int*)malloc(sizeof(int) * nbedge);
+  double* x = (double*)malloc(2 * sizeof(double) * nnode);
+  double* q = (double*)malloc(4 * sizeof(double) * ncell);
+  double* res = (double*)calloc(4 * (size_t)ncell, sizeof(double));
   int ok = read_rows(fp, nnode, 2, "%lf", x, sizeof(double)) && read_rows(fp, ncell, 4, "%d", cell, sizeof(int));
   for (int n = 0; ok && n < nedge; ++n) {
     ok = fscanf(fp, "%d %d %d %d", &edge[2 * n], &edge[2 * n + 1], &ecell[2 * n], &ecell[2 * n + 1]) == 4;
@@ -147,47 +147,34 @@ int main(int argc, char **argv) {
   op_decl_const(4, "double", qinf);
   op_diagnostic_output();
   op_partition("PTSCOTCH", "KWAY", cells, pecell, p_x);
-  op_dat p_qold = op_decl_dat_temp(cells, 4, "double", (double *)NULL, "p_qold");
-  op_dat p_adt = op_decl_dat_temp(cells, 1, "double", (double *)NULL, "p_adt");
+  op_dat p_qold = op_decl_dat_temp(cells, 4, "double", (double*)NULL, "p_qold");
+  op_dat p_adt = op_decl_dat_temp(cells, 1, "double", (double*)NULL, "p_adt");
 
   double cpu_t1, wall_t1, cpu_t2, wall_t2;
   op_timers(&cpu_t1, &wall_t1);
   double rms = 0.0;
   for (int iter = 1; iter <= iterations; ++iter) {
-    op_par_loop(save_soln, "save_soln", cells,
-                op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
+    op_par_loop(save_soln, "save_soln", cells, op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
                 op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_WRITE));
     for (int k = 0; k < 2; ++k) {
-      op_par_loop(adt_calc, "adt_calc", cells,
-                  op_arg_dat(p_x, 0, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 1, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 2, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 3, pcell, 2, "double", OP_READ),
-                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
+      op_par_loop(adt_calc, "adt_calc", cells, op_arg_dat(p_x, 0, pcell, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 1, pcell, 2, "double", OP_READ), op_arg_dat(p_x, 2, pcell, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 3, pcell, 2, "double", OP_READ), op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_READ),
                   op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_WRITE));
-      op_par_loop(res_calc, "res_calc", edges,
-                  op_arg_dat(p_x, 0, pedge, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 1, pedge, 2, "double", OP_READ),
-                  op_arg_dat(p_q, 0, pecell, 4, "double", OP_READ),
-                  op_arg_dat(p_q, 1, pecell, 4, "double", OP_READ),
-                  op_arg_dat(p_adt, 0, pecell, 1, "double", OP_READ),
-                  op_arg_dat(p_adt, 1, pecell, 1, "double", OP_READ),
-                  op_arg_dat(p_res, 0, pecell, 4, "double", OP_INC),
+      op_par_loop(res_calc, "res_calc", edges, op_arg_dat(p_x, 0, pedge, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 1, pedge, 2, "double", OP_READ), op_arg_dat(p_q, 0, pecell, 4, "double", OP_READ),
+                  op_arg_dat(p_q, 1, pecell, 4, "double", OP_READ), op_arg_dat(p_adt, 0, pecell, 1, "double", OP_READ),
+                  op_arg_dat(p_adt, 1, pecell, 1, "double", OP_READ), op_arg_dat(p_res, 0, pecell, 4, "double", OP_INC),
                   op_arg_dat(p_res, 1, pecell, 4, "double", OP_INC));
-      op_par_loop(bres_calc, "bres_calc", bedges,
-                  op_arg_dat(p_x, 0, pbedge, 2, "double", OP_READ),
-                  op_arg_dat(p_x, 1, pbedge, 2, "double", OP_READ),
-                  op_arg_dat(p_q, 0, pbecell, 4, "double", OP_READ),
+      op_par_loop(bres_calc, "bres_calc", bedges, op_arg_dat(p_x, 0, pbedge, 2, "double", OP_READ),
+                  op_arg_dat(p_x, 1, pbedge, 2, "double", OP_READ), op_arg_dat(p_q, 0, pbecell, 4, "double", OP_READ),
                   op_arg_dat(p_adt, 0, pbecell, 1, "double", OP_READ),
                   op_arg_dat(p_res, 0, pbecell, 4, "double", OP_INC),
                   op_arg_dat(p_bound, -1, OP_ID, 1, "int", OP_READ));
       rms = 0.0;
-      op_par_loop(update, "update", cells,
-                  op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_READ),
-                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_WRITE),
-                  op_arg_dat(p_res, -1, OP_ID, 4, "double", OP_RW),
-                  op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_READ),
-                  op_arg_gbl(&rms, 1, "double", OP_INC));
+      op_par_loop(update, "update", cells, op_arg_dat(p_qold, -1, OP_ID, 4, "double", OP_READ),
+                  op_arg_dat(p_q, -1, OP_ID, 4, "double", OP_WRITE), op_arg_dat(p_res, -1, OP_ID, 4, "double", OP_RW),
+                  op_arg_dat(p_adt, -1, OP_ID, 1, "double", OP_READ), op_arg_gbl(&rms, 1, "double", OP_INC));
     }
     rms = sqrt(rms / (double)op_get_size(cells));
     if (iter % 100 == 0 || iter == iterations) op_printf(" %d  %*.*e\n", iter, digits + 5, digits, rms);
@@ -196,7 +183,7 @@ int main(int argc, char **argv) {
   // The final state read back in the declared numbering -- over MPI, the whole of it on every
   // rank -- weighted by position, so that a value in the wrong place shows.
   const int all_cells = op_get_size(cells);
-  double *q_all = (double *)malloc(4 * sizeof(double) * all_cells);
+  double* q_all = (double*)malloc(4 * sizeof(double) * all_cells);
   op_fetch_data_idx(p_q, q_all, 0, all_cells - 1);
   double q_sum = 0.0;
   for (int n = 0; n < 4 * all_cells; ++n) q_sum += q_all[n] * (n % 7 + 1);

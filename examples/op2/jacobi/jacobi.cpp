@@ -32,14 +32,14 @@ int centre;
 #include "update.h"
 
 // This rank's block of n elements: [*first, *first + return).
-static int block(int n, int rank, int ranks, int *first) {
+static int block(int n, int rank, int ranks, int* first) {
   *first = (int)((long long)n * rank / ranks);
   return (int)((long long)n * (rank + 1) / ranks) - *first;
 }
 
 // The 5-point stencil as edges: a self edge of weight -1, one edge of weight 1/4 per interior
 // neighbour; a neighbour on the boundary (u = 1) adds 1/4 to the right-hand side.
-static void make_grid(int n, int *edge_nodes, double *weight, double *r, int *count) {
+static void make_grid(int n, int* edge_nodes, double* weight, double* r, int* count) {
   int edges_count = 0;
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -60,7 +60,7 @@ static void make_grid(int n, int *edge_nodes, double *weight, double *r, int *co
   *count = edges_count;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   op_init(argc, argv, 2);
   const int n = argc > 1 ? atoi(argv[1]) : 64;
   const int iterations = argc > 2 ? atoi(argv[2]) : 200;
@@ -75,10 +75,10 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
 #endif
-  int *edge_nodes = (int *)malloc(sizeof(int) * 2 * 5 * nodes_count);
-  double *weight = (double *)malloc(sizeof(double) * 5 * nodes_count);
-  double *r = (double *)calloc(nodes_count, sizeof(double));
-  double *u = (double *)calloc(nodes_count, sizeof(double));
+  int* edge_nodes = (int*)malloc(sizeof(int) * 2 * 5 * nodes_count);
+  double* weight = (double*)malloc(sizeof(double) * 5 * nodes_count);
+  double* r = (double*)calloc(nodes_count, sizeof(double));
+  double* u = (double*)calloc(nodes_count, sizeof(double));
   int edges_count = 0;
 #ifdef JACOBI_OP2_MPI
   if (rank == MPI_ROOT) make_grid(n, edge_nodes, weight, r, &edges_count);
@@ -94,14 +94,14 @@ int main(int argc, char **argv) {
 #ifdef JACOBI_OP2_MPI
   // Each rank's block of the weights, from rank MPI_ROOT, as OP2's applications scatter theirs
   // (every rank has the whole grid too, for the plain loops' check below).
-  int *counts = (int *)malloc(sizeof(int) * ranks), *starts = (int *)malloc(sizeof(int) * ranks);
+  int *counts = (int*)malloc(sizeof(int) * ranks), *starts = (int*)malloc(sizeof(int) * ranks);
   for (int q = 0; q < ranks; ++q) counts[q] = block(edges_count, q, ranks, &starts[q]);
-  double *my_weight = (double *)malloc(sizeof(double) * (my_edges > 0 ? my_edges : 1));
+  double* my_weight = (double*)malloc(sizeof(double) * (my_edges > 0 ? my_edges : 1));
   MPI_Scatterv(weight, counts, starts, MPI_DOUBLE, my_weight, my_edges, MPI_DOUBLE, MPI_ROOT, MPI_COMM_WORLD);
   free(counts);
   free(starts);
 #else
-  double *my_weight = weight + e0;
+  double* my_weight = weight + e0;
 #endif
   op_set nodes = op_decl_set(my_nodes, "nodes");
   op_set edges = op_decl_set(my_edges, "edges");
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
   } else {
     op_partition("PTSCOTCH", "KWAY", nodes, pedge, NULL);
   }
-  op_dat p_du = op_decl_dat_temp(nodes, 1, "double", (double *)NULL, "p_du");
+  op_dat p_du = op_decl_dat_temp(nodes, 1, "double", (double*)NULL, "p_du");
 
   alpha = 1.0;
   op_decl_const(1, "double", &alpha);
@@ -126,31 +126,24 @@ int main(int argc, char **argv) {
   op_timers(&start_cpu, &start_wall);
   double beta = 1.0, u_sum = 0.0, u_max = 0.0;
   for (int iter = 1; iter <= iterations; ++iter) {
-    op_par_loop(res, "res", edges,
-                op_arg_dat(p_A, -1, OP_ID, 1, "double", OP_READ),
-                op_arg_dat(p_u, 1, pedge, 1, "double", OP_READ),
-                op_arg_dat(p_du, 0, pedge, 1, "double", OP_INC),
+    op_par_loop(res, "res", edges, op_arg_dat(p_A, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(p_u, 1, pedge, 1, "double", OP_READ), op_arg_dat(p_du, 0, pedge, 1, "double", OP_INC),
                 op_arg_gbl(&beta, 1, "double", OP_READ));
     u_sum = 0.0;
     u_max = 0.0;
-    op_par_loop(update, "update", nodes,
-                op_arg_dat(p_r, -1, OP_ID, 1, "double", OP_READ),
-                op_arg_dat(p_du, -1, OP_ID, 1, "double", OP_RW),
-                op_arg_dat(p_u, -1, OP_ID, 1, "double", OP_INC),
-                op_arg_gbl(&u_sum, 1, "double", OP_INC),
-                op_arg_gbl(&u_max, 1, "double", OP_MAX));
+    op_par_loop(update, "update", nodes, op_arg_dat(p_r, -1, OP_ID, 1, "double", OP_READ),
+                op_arg_dat(p_du, -1, OP_ID, 1, "double", OP_RW), op_arg_dat(p_u, -1, OP_ID, 1, "double", OP_INC),
+                op_arg_gbl(&u_sum, 1, "double", OP_INC), op_arg_gbl(&u_max, 1, "double", OP_MAX));
     if (iter % 50 == 0 || iter == iterations) {
       op_printf(" %4d  u max/rms = %f %f\n", iter, u_max, sqrt(u_sum / nodes_count));
     }
   }
-  op_par_loop(report, "report", nodes,
-              op_arg_dat(p_u, -1, OP_ID, 1, "double", OP_READ),
-              op_arg_idx(-1, OP_ID));
+  op_par_loop(report, "report", nodes, op_arg_dat(p_u, -1, OP_ID, 1, "double", OP_READ), op_arg_idx(-1, OP_ID));
   op_timers(&end_cpu, &end_wall);
 
   // The same iteration as plain loops, in the same order of additions on each node.
-  double *want = (double *)calloc(nodes_count, sizeof(double));
-  double *dwant = (double *)calloc(nodes_count, sizeof(double));
+  double* want = (double*)calloc(nodes_count, sizeof(double));
+  double* dwant = (double*)calloc(nodes_count, sizeof(double));
   for (int iter = 0; iter < iterations; ++iter) {
     for (int e = 0; e < edges_count; ++e) dwant[edge_nodes[2 * e]] += beta * weight[e] * want[edge_nodes[2 * e + 1]];
     for (int v = 0; v < nodes_count; ++v) {
@@ -179,8 +172,8 @@ int main(int argc, char **argv) {
   op_timing_output();
   // Increments through a map may be added in another order on a device: 1e-12 of values near 1.
   const int ok = worst <= 1e-12 && (ranks == 1) == (halo == 0);
-  op_printf("jacobi_op2: %d x %d nodes, %d iterations on %d rank%s in %.3f s; max |u - plain loops| = %.3g -> %s\n",
-            n, n, iterations, ranks, ranks == 1 ? "" : "s", end_wall - start_wall, worst, ok ? "ok" : "WRONG");
+  op_printf("jacobi_op2: %d x %d nodes, %d iterations on %d rank%s in %.3f s; max |u - plain loops| = %.3g -> %s\n", n,
+            n, iterations, ranks, ranks == 1 ? "" : "s", end_wall - start_wall, worst, ok ? "ok" : "WRONG");
   op_free_dat_temp(p_du);
   op_exit();
   free(edge_nodes);

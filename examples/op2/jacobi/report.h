@@ -3,6 +3,6 @@
 // number (op_arg_idx) to find it.
 #include <stdio.h>
 
-inline void report(const double *u, const int *node) {
+inline void report(const double* u, const int* node) {
   if (*node == centre) printf("  u at the centre (node %d) = %.6f\n", *node, *u);
 }

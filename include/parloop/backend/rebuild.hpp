@@ -45,8 +45,7 @@ inline cache::rebuild_verdict check_rebuild(const std::filesystem::path& entry) 
       break;
 #endif
     case backend_kind::host:
-    case backend_kind::threads:
-      break;
+    case backend_kind::threads: break;
   }
   return {cache::rebuild_outcome::not_here,
           fmt::format("this program was built without the {} backend", backend_name(material.signature.backend))};

@@ -59,8 +59,8 @@ void load(Archive& archive, bounded_ref<Container>& b) {
   // Each value takes at least a byte of the payload.
   if (const auto* limited = dynamic_cast<const bounded_input_archive*>(&archive);
       limited != nullptr && size > limited->payload_bytes()) {
-    throw cereal::Exception(
-        fmt::format("a length of {} in a payload of {} bytes", static_cast<std::uint64_t>(size), limited->payload_bytes()));
+    throw cereal::Exception(fmt::format("a length of {} in a payload of {} bytes", static_cast<std::uint64_t>(size),
+                                        limited->payload_bytes()));
   }
   Container& c = *b.container;
   c.resize(static_cast<std::size_t>(size));

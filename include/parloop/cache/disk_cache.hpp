@@ -83,15 +83,17 @@ class disk_cache {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       static std::atomic<bool> said{false};
-      parloop::detail::warn_once(said, fmt::format("disk cache off: '{}' is not a folder that can be made", dir.string()));
+      parloop::detail::warn_once(said,
+                                 fmt::format("disk cache off: '{}' is not a folder that can be made", dir.string()));
       return nullptr;
     }
     if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
       static std::atomic<bool> said{false};
-      parloop::detail::warn_once(said, fmt::format("disk cache off: '{}' is {}; parloop only uses a cache folder of its own "
-                                          "user that no one else can write (chmod 700)",
-                                          dir.string(), st.st_uid != ::geteuid() ? "owned by another user"
-                                                                                 : "writable by group or others"));
+      parloop::detail::warn_once(
+          said, fmt::format("disk cache off: '{}' is {}; parloop only uses a cache folder of its own "
+                            "user that no one else can write (chmod 700)",
+                            dir.string(),
+                            st.st_uid != ::geteuid() ? "owned by another user" : "writable by group or others"));
       return nullptr;
     }
     if (mode == disk_mode::read_write && ::access(dir.c_str(), W_OK) != 0) {
@@ -135,8 +137,8 @@ class disk_cache {
     const std::string bytes = encode_entry(material, record);
     if (!make_private_folder(folder) || !private_levels(folder) || detail::write_atomically(folder, path, bytes)) {
       static std::atomic<bool> said{false};
-      parloop::detail::warn_once(said, fmt::format("disk cache: cannot write in '{}'; kernels are kept in memory only",
-                                          folder.string()));
+      parloop::detail::warn_once(
+          said, fmt::format("disk cache: cannot write in '{}'; kernels are kept in memory only", folder.string()));
       return false;
     }
     // An entry written again over itself is counted twice: the estimate errs high, which only
@@ -219,12 +221,13 @@ class disk_cache {
       if (::lstat(level.c_str(), &st) != 0) return errno == ENOENT;
       if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
         static std::atomic<bool> said{false};
-        parloop::detail::warn_once(said, fmt::format("disk cache: '{}' is {}; entries there are not used (chmod 700, or "
-                                            "parloop-cache clear)",
-                                            level.string(),
-                                            !S_ISDIR(st.st_mode)          ? "not a folder"
-                                            : st.st_uid != ::geteuid() ? "owned by another user"
-                                                                         : "writable by group or others"));
+        parloop::detail::warn_once(said,
+                                   fmt::format("disk cache: '{}' is {}; entries there are not used (chmod 700, or "
+                                               "parloop-cache clear)",
+                                               level.string(),
+                                               !S_ISDIR(st.st_mode)       ? "not a folder"
+                                               : st.st_uid != ::geteuid() ? "owned by another user"
+                                                                          : "writable by group or others"));
         return false;
       }
     }

@@ -77,8 +77,10 @@ inline std::error_code write_atomically(const std::filesystem::path& folder, con
   for (std::size_t done = 0; failure == 0 && done < bytes.size();) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n > 0) done += static_cast<std::size_t>(n);
-    else failure = n < 0 ? errno : EIO;
+    if (n > 0)
+      done += static_cast<std::size_t>(n);
+    else
+      failure = n < 0 ? errno : EIO;
   }
   if (failure == 0 && ::fsync(fd) != 0) failure = errno;
   if (::close(fd) != 0 && failure == 0) failure = errno;
@@ -129,7 +131,8 @@ inline bool has_entry_magic(const std::filesystem::path& path) {
 
 // Whether `path` names the file open as `fd` (it was not removed or replaced since it was opened).
 inline bool names_open_file(const std::filesystem::path& path, int fd) {
-  struct stat open_file {}, named {};
+  struct stat open_file {
+  }, named{};
   return ::fstat(fd, &open_file) == 0 && ::lstat(path.c_str(), &named) == 0 && open_file.st_dev == named.st_dev &&
          open_file.st_ino == named.st_ino;
 }
@@ -152,8 +155,7 @@ inline bool take_lock(int fd, std::chrono::steady_clock::time_point deadline) {
 inline bool remove_unheld_lock(const std::filesystem::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return false;
-  const bool removed =
-      ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_open_file(path, fd) && ::unlink(path.c_str()) == 0;
+  const bool removed = ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_open_file(path, fd) && ::unlink(path.c_str()) == 0;
   ::close(fd);  // releases the lock, if taken
   return removed;
 }

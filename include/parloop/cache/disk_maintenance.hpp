@@ -180,8 +180,8 @@ inline import_result import_from(const disk_cache& disk, const std::filesystem::
     } else if (size > left - 8) {
       out.problem = fmt::format("entry {}'s size says {} bytes, where {} are left", n, size, left - 8);
     } else if (!confirmed()) {
-      out.problem = fmt::format("entry {}'s size ({} bytes) is neither its header's length nor where an entry starts",
-                                n, size);
+      out.problem =
+          fmt::format("entry {}'s size ({} bytes) is neither its header's length nor where an entry starts", n, size);
     }
     if (!out.problem.empty()) {
       for (auto it = all.begin() + static_cast<std::ptrdiff_t>(at);
@@ -192,8 +192,10 @@ inline import_result import_from(const disk_cache& disk, const std::filesystem::
     }
     const decoded_entry d = decode_entry(all.subspan(at + 8, static_cast<std::size_t>(size)));
     at = next;
-    if (d.record && disk.store(*d.material, key_of(*d.material), *d.record)) ++out.stored;
-    else ++out.refused;
+    if (d.record && disk.store(*d.material, key_of(*d.material), *d.record))
+      ++out.stored;
+    else
+      ++out.refused;
   }
   return out;
 }

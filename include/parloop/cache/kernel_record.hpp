@@ -67,7 +67,6 @@ void load(Archive& archive, grid_size_functor& f) {
   f = grid_size_functor(std::move(program));
 }
 
-
 template <class Archive>
 void save(Archive& archive, const kernel_buffer& b) {
   archive(static_cast<std::uint8_t>(b.role), b.index, b.position, static_cast<std::uint8_t>(b.type), b.dim,
@@ -78,8 +77,8 @@ void load(Archive& archive, kernel_buffer& b) {
   std::uint8_t role = 0, type = 0, is_const = 0;
   archive(role, b.index, b.position, type, b.dim, is_const);
   if (role > static_cast<std::uint8_t>(buffer_role::stride) || type > static_cast<std::uint8_t>(scalar_type::float64) ||
-      is_const > 1 ||
-      b.index < 0 || b.dim < 1 || b.position < (launch_provided(static_cast<buffer_role>(role)) ? -1 : 0)) {
+      is_const > 1 || b.index < 0 || b.dim < 1 ||
+      b.position < (launch_provided(static_cast<buffer_role>(role)) ? -1 : 0)) {
     throw cereal::Exception("kernel record: a damaged buffer layout");
   }
   b.role = static_cast<buffer_role>(role);
@@ -106,10 +105,9 @@ void load(Archive& archive, kernel_record& r) {
       format > static_cast<std::uint8_t>(binary_format::launch_choice) ||
       (backend == static_cast<int>(backend_kind::threads) &&
        format != static_cast<std::uint8_t>(binary_format::launch_choice)) ||
-      r.entry.empty() || r.binary.empty() || r.block < 1 ||
-      r.block > 1024) {
-    throw cereal::Exception(fmt::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})", r.entry,
-                                        backend, format, r.binary.size(), r.block));
+      r.entry.empty() || r.binary.empty() || r.block < 1 || r.block > 1024) {
+    throw cereal::Exception(fmt::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})",
+                                        r.entry, backend, format, r.binary.size(), r.block));
   }
   r.backend = static_cast<backend_kind>(backend);
   r.format = static_cast<binary_format>(format);

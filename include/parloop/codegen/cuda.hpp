@@ -35,8 +35,8 @@ class cuda_dialect final : public dialect {
   }
   // NVRTC has no math headers by default: build the special values from their bits.
   std::string infinity(scalar_type t, bool negative) const override {
-    const std::string inf = t == scalar_type::float32 ? "__int_as_float(0x7f800000)"
-                                                          : "__longlong_as_double(0x7ff0000000000000LL)";
+    const std::string inf =
+        t == scalar_type::float32 ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
     return negative ? "(-" + inf + ")" : inf;
   }
   std::string not_a_number(scalar_type t) const override {
@@ -63,7 +63,9 @@ class cuda_dialect final : public dialect {
   std::string_view barrier_with_global() const override { return "__syncthreads();"; }
   std::string_view global_fence() const override { return "__threadfence();"; }
   std::string_view groups() const override { return "((long long)gridDim.x)"; }
-  std::string atomic_ticket(std::string_view counter) const override { return fmt::format("atomicAdd({}, 1)", counter); }
+  std::string atomic_ticket(std::string_view counter) const override {
+    return fmt::format("atomicAdd({}, 1)", counter);
+  }
   std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
                                       std::string_view desired) const override {
     return fmt::format("atomicCAS({}, {}, {})", p, expected, desired);
@@ -89,16 +91,19 @@ class cuda_dialect final : public dialect {
   // C++ would take a declaration of other types as an overload: converting the function to the
   // expected pointer type instead fails unless one with exactly these types exists.
   std::string prototype_check(std::string_view name, std::string_view params) const override {
-    return fmt::format("static_assert(sizeof(static_cast<void (*)({})>(&{})) != 0, \"parloop: the function of a "
-                       "kernel from source takes one pointer per argument, const for READ\");",
-                       params, name);
+    return fmt::format(
+        "static_assert(sizeof(static_cast<void (*)({})>(&{})) != 0, \"parloop: the function of a "
+        "kernel from source takes one pointer per argument, const for READ\");",
+        params, name);
   }
 
   void pragmas(source_writer&, const features&) const override {}
 
   void atomic_helper(source_writer& w, atomic_op o, scalar_type t) const override {
     w.open("{} void pl_atomic_{}_{}({}* p, {} v)", helper_qualifiers(), atomic_name(o), type_tag(t), type(t), type(t));
-    const std::string_view builtin = o == atomic_op::add ? "atomicAdd" : o == atomic_op::min ? "atomicMin" : "atomicMax";
+    const std::string_view builtin = o == atomic_op::add   ? "atomicAdd"
+                                     : o == atomic_op::min ? "atomicMin"
+                                                           : "atomicMax";
     if (t == scalar_type::int64 && o == atomic_op::add) {
       // Two's complement: an unsigned add gives the signed sum.
       w.line("atomicAdd((unsigned long long*)p, (unsigned long long)v);");

@@ -39,7 +39,7 @@ constexpr std::string_view type_tag(scalar_type t) {
 
 // Language features a generated source uses, which some dialects must switch on.
 struct features {
-  bool fp64 = false;  // computes in double
+  bool fp64 = false;                    // computes in double
   bool int64_atomics = false;           // 64-bit atomic add and compare-and-swap
   bool int64_extended_atomics = false;  // 64-bit atomic min and max
   bool float64_atomic_add = false;      // atomic add of doubles (CUDA: sm_60 and newer)

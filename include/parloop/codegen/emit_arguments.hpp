@@ -55,8 +55,10 @@ inline std::string emitter::direct_target(const ir::param& p) {
 
 inline void emitter::declare_private(source_writer& w, std::size_t i, const ir::param& p) {
   if (p.kind == arg_kind::whole_map) {
-    if (raw()) w.line("{} arg{}[{}];", type(p.type), i, p.arity * p.dim);
-    else w.line("{} arg{}[{}][{}];", type(p.type), i, p.arity, p.dim);
+    if (raw())
+      w.line("{} arg{}[{}];", type(p.type), i, p.arity * p.dim);
+    else
+      w.line("{} arg{}[{}][{}];", type(p.type), i, p.arity, p.dim);
   } else {
     w.line("{} arg{}[{}];", type(p.type), i, p.dim);
   }
@@ -86,7 +88,8 @@ inline void emitter::gather(source_writer& w, std::size_t i, const ir::param& p)
     // Every component is assigned before it is read: the old values are never seen. (A whole
     // map's slots are not told apart by written_before_read.)
   } else {
-    for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+    for_elements(w, i, p,
+                 [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
   }
 }
 
@@ -97,19 +100,22 @@ inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p
   // atomically, unless the loop runs a colour at a time, whose elements reach distinct targets.
   const bool shared = through_map(p.kind) && !colored_;
   if (!starts_at_identity(p)) {
-    for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", data, mine); });
+    for_elements(w, i, p,
+                 [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", data, mine); });
     return;
   }
   const atomic_op o = p.mode == access::inc ? atomic_op::add : p.mode == access::min ? atomic_op::min : atomic_op::max;
   for_elements(w, i, p, [&](const std::string& mine, const std::string& data) -> std::string {
     if (shared) {
       atomics_.insert({o, p.type});
-      if (o != atomic_op::add && is_floating(p.type)) minmax_.insert({o == atomic_op::min ? ir::op::min : ir::op::max, p.type});
+      if (o != atomic_op::add && is_floating(p.type))
+        minmax_.insert({o == atomic_op::min ? ir::op::min : ir::op::max, p.type});
       d_.atomic_features(o, p.type, features_);
       return fmt::format("pl_atomic_{}_{}(&{}, {});", atomic_name(o), type_tag(p.type), data, mine);
     }
     if (o == atomic_op::add) return fmt::format("{} += {};", data, mine);
-    return fmt::format("{} = {};", data, minmax_call(o == atomic_op::min ? ir::op::min : ir::op::max, p.type, data, mine));
+    return fmt::format("{} = {};", data,
+                       minmax_call(o == atomic_op::min ? ir::op::min : ir::op::max, p.type, data, mine));
   });
 }
 
@@ -144,7 +150,8 @@ inline void emitter::raw_call(source_writer& w) {
       const std::string pointer = fmt::format("{}{}*", r.is_const ? "const " : "", type(r.type));
       if (r.per_slot) {
         std::string slots;
-        for (int j = 0; j < p.arity; ++j) slots += fmt::format("{}({})(arg{} + {})", j == 0 ? "" : ", ", pointer, i, j * p.dim);
+        for (int j = 0; j < p.arity; ++j)
+          slots += fmt::format("{}({})(arg{} + {})", j == 0 ? "" : ", ", pointer, i, j * p.dim);
         w.line("{} arg{}_slots[{}] = {{{}}};", pointer, i, p.arity, slots);
         arg = fmt::format("arg{}_slots", i);
       } else {

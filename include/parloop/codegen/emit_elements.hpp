@@ -48,7 +48,8 @@ inline void emitter::elements(source_writer& w) {
             cell_element(w);
             return;
           }
-          w.open("for ({} {} = ({})pl_start + pl_item; {} < pl_end; {} += {})", index, at, index, at, at, d_.work_items());
+          w.open("for ({} {} = ({})pl_start + pl_item; {} < pl_end; {} += {})", index, at, index, at, at,
+                 d_.work_items());
         } else {
           w.line("const {} pl_first = ({})pl_start + ({})pl_item * {};", index, index, index, v.per_item);
           w.line("const {} pl_last = pl_first + {} < pl_end ? pl_first + {} : pl_end;", index, v.per_item, v.per_item);
@@ -106,8 +107,10 @@ inline void emitter::vector_elements(source_writer& w, int width) {
   // guarded by its own test (a loop over them takes NVRTC markedly longer).
   const auto each_element = [&](const std::vector<bool>& vectored, bool guarded) {
     for (int j = 0; j < width; ++j) {
-      if (guarded) w.open("if ({})", in_range(j));
-      else w.open("");
+      if (guarded)
+        w.open("if ({})", in_range(j));
+      else
+        w.open("");
       if (uses_element(vectored)) w.line("const {} pl_e = pl_base + {};", index, j);
       element(w, vectored, j);
       w.close();
@@ -155,8 +158,10 @@ inline void emitter::move_vectors(source_writer& w, const std::vector<std::size_
           lanes_moved += load ? fmt::format(" pl_vec{}[{}] = pl_v.{};", i, mine, lane_names[c])
                               : fmt::format(" pl_v.{} = pl_vec{}[{}];", lane_names[c], i, mine);
         }
-        if (load) w.line("{{ const {} pl_v = {};{} }}", vector, d_.load_vector(p.type, lanes, data, at), lanes_moved);
-        else w.line("{{ {} pl_v;{} {} }}", vector, lanes_moved, d_.store_vector(p.type, lanes, "pl_v", data, at));
+        if (load)
+          w.line("{{ const {} pl_v = {};{} }}", vector, d_.load_vector(p.type, lanes, data, at), lanes_moved);
+        else
+          w.line("{{ {} pl_v;{} {} }}", vector, lanes_moved, d_.store_vector(p.type, lanes, "pl_v", data, at));
       }
     }
   }

@@ -79,9 +79,7 @@ inline std::string emitter::expr(ir::id i) {
     }
     case ir::expr_kind::local: return local(e.a);
     case ir::expr_kind::unary: type(e.type); return fmt::format("({}{})", ir::op_name(e.o), expr(e.a));
-    case ir::expr_kind::binary:
-      type(e.type);
-      return fmt::format("({} {} {})", expr(e.a), ir::op_name(e.o), expr(e.b));
+    case ir::expr_kind::binary: type(e.type); return fmt::format("({} {} {})", expr(e.a), ir::op_name(e.o), expr(e.b));
     case ir::expr_kind::call:
       if (e.o == ir::op::min || e.o == ir::op::max) return minmax_call(e.o, e.type, expr(e.a), expr(e.b));
       // Math functions take their result type: sqrt of an int is sqrt of a double, as in C++.

@@ -81,7 +81,8 @@ inline void emitter::kernel_definition(source_writer& w) {
     const ir::param& p = k_.params[i];
     if (holding_of(p) != holding::constant) continue;
     declare_private(w, i, p);
-    for_elements(w, i, p, [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+    for_elements(w, i, p,
+                 [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
   }
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
@@ -90,8 +91,10 @@ inline void emitter::kernel_definition(source_writer& w) {
     const std::string start = identity(p.mode, p.type);
     for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
   }
-  if (writes_ == conflicts::blocks) block_elements(w);
-  else elements(w);
+  if (writes_ == conflicts::blocks)
+    block_elements(w);
+  else
+    elements(w);
   reduce_in_groups(w);
   w.close();
 }
@@ -114,8 +117,10 @@ inline void emitter::element(source_writer& w, const std::vector<bool>& in_vecto
     }
     w.line("{}{}* const arg{} = pl_vec{} + {};", p.mode == access::read ? "const " : "", type(p.type), i, i, j * p.dim);
   }
-  if (raw()) raw_call(w);
-  else block(w, 0);
+  if (raw())
+    raw_call(w);
+  else
+    block(w, 0);
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     if (!vectored(i)) scatter(w, i, k_.params[i]);
   }

@@ -95,7 +95,8 @@ inline void emitter::block_elements(source_writer& w) {
       const ir::param& p = k_.params[i];
       const std::string stage = fmt::format("pl_stage{}", g);
       const auto add = [&](const std::string& slot, const auto& mine_of) {
-        w.line("const int pl_place = pl_plan[pl_plan[{}] + pl_me * {} + {}];", plan_local(static_cast<int>(g)), p.arity, slot);
+        w.line("const int pl_place = pl_plan[pl_plan[{}] + pl_me * {} + {}];", plan_local(static_cast<int>(g)), p.arity,
+               slot);
         for_components(w, p.dim, [&](const std::string& k) {
           return combine(p, fmt::format("{}[pl_place * {} + {}]", stage, p.dim, k), mine_of(k));
         });

@@ -97,8 +97,10 @@ inline bool emitter::by_warps(int block) const {
 // Combines the group's arg<i> values; the result is then at work-item 0's place of the
 // group's local array.
 inline void emitter::group_tree(source_writer& w, std::size_t i, const ir::param& p, int block) {
-  if (by_warps(block)) warp_tree(w, i, p, block);
-  else local_tree(w, i, p, block);
+  if (by_warps(block))
+    warp_tree(w, i, p, block);
+  else
+    local_tree(w, i, p, block);
 }
 
 // Each work-item's arg<i> into the local array, combined as a tree (pl_half from the largest
@@ -148,7 +150,8 @@ inline void emitter::warp_tree(source_writer& w, std::size_t i, const ir::param&
   });
   shuffled();
   w.open("if (pl_local == 0)");
-  for_components(w, p.dim, [&](const std::string& k) { return fmt::format("{} = arg{}[{}];", in_group(i, p, "0", k), i, k); });
+  for_components(w, p.dim,
+                 [&](const std::string& k) { return fmt::format("{} = arg{}[{}];", in_group(i, p, "0", k), i, k); });
   w.close();
   w.close();
 }

@@ -107,9 +107,7 @@ class emitter {
   std::string local(ir::id l) const { return "l_" + k_.locals.at(l).name; }
 
   // Whether p's combining writes are staged in local memory (conflicts::blocks).
-  bool staged(const ir::param& p) const {
-    return writes_ == conflicts::blocks && combines_through_map(p.mode, p.kind);
-  }
+  bool staged(const ir::param& p) const { return writes_ == conflicts::blocks && combines_through_map(p.mode, p.kind); }
 
   holding holding_of(const ir::param& p) const {
     if (is_global_reduction(p)) return holding::partial;
@@ -157,8 +155,10 @@ class emitter {
   // `statement` for each component k: one line for dim 1, else a loop over pl_k.
   template <class F>
   void for_components(source_writer& w, int dim, F&& statement_for) {
-    if (dim == 1) w.line("{}", statement_for("0"));
-    else w.line("for (int pl_k = 0; pl_k < {}; ++pl_k) {}", dim, statement_for("pl_k"));
+    if (dim == 1)
+      w.line("{}", statement_for("0"));
+    else
+      w.line("for (int pl_k = 0; pl_k < {}; ++pl_k) {}", dim, statement_for("pl_k"));
   }
 
   // `statement` for each (slot j, component k) of a private copy: a whole-map argument
@@ -179,7 +179,8 @@ class emitter {
       w.line("const {} pl_at = {};", index_type(), element_start(p, map_target(p, "pl_j")));
     }
     for_components(w, p.dim, [&](const std::string& k) {
-      const std::string mine = raw() ? fmt::format("{}[pl_j * {} + {}]", arg, p.dim, k) : fmt::format("{}[pl_j][{}]", arg, k);
+      const std::string mine =
+          raw() ? fmt::format("{}[pl_j * {} + {}]", arg, p.dim, k) : fmt::format("{}[pl_j][{}]", arg, k);
       return statement_for(mine, dat_value(p, "pl_at", k));
     });
     w.close();

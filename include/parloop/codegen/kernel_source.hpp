@@ -60,9 +60,9 @@ struct kernel_source {
 inline strategy for_kernel(const ir::kernel& k, const strategy& s, conflicts writes = conflicts::atomics) {
   if (writes == conflicts::blocks) return split_n_across_workgroups{parloop::detail::block_size(s)};
   const auto* v = std::get_if<vectors_across_workgroups>(&s);
-  if (v == nullptr || (writes == conflicts::atomics &&
-                       std::any_of(k.params.begin(), k.params.end(),
-                                   [&](const ir::param& p) { return moves_as_vectors(k, p); }))) {
+  if (v == nullptr ||
+      (writes == conflicts::atomics &&
+       std::any_of(k.params.begin(), k.params.end(), [&](const ir::param& p) { return moves_as_vectors(k, p); }))) {
     return s;
   }
   return split_n_across_workgroups{v->block};
@@ -76,8 +76,8 @@ inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, cons
   // A two-level plan's launch is a work-group per block of its range (positions in the plan's
   // block order).
   grid_size_functor grid = o.writes == conflicts::blocks ? grid_size_functor(end() - start())
-                          : runs_cells(k, s, o.writes)    ? grid_size(s, k.extrusion.count)
-                                                          : grid_size(s);
+                           : runs_cells(k, s, o.writes)  ? grid_size(s, k.extrusion.count)
+                                                         : grid_size(s);
   return {generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), buffers(k, o)};
 }
 

@@ -21,10 +21,10 @@
 namespace parloop::codegen {
 
 enum class buffer_role : std::uint8_t {
-  data,         // a dat's or global's values: index is ir::param::data
-  map,          // a map's values: index is ir::param::map
-  partials,     // one partial result per work-group of a global reduction: index is the parameter
-  groups_done,  // how many work-groups have stored their partials; the last one finishes
+  data,          // a dat's or global's values: index is ir::param::data
+  map,           // a map's values: index is ir::param::map
+  partials,      // one partial result per work-group of a global reduction: index is the parameter
+  groups_done,   // how many work-groups have stored their partials; the last one finishes
   index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
   order,         // a coloured loop's elements in colour order: the launch's range indexes it
   plan,          // a two-level plan (core/block_plan.hpp): blocks, their colours and staging
@@ -74,9 +74,8 @@ inline bool checks_indices(const ir::kernel& k, const options& o) { return o.che
 // into a dat through a map. (An RW or WRITE through a map whose targets meet runs coloured: the
 // launch asks for conflicts::colors, exec/device_launch.hpp.)
 inline bool combines_through_maps(const ir::kernel& k) {
-  return std::any_of(k.params.begin(), k.params.end(), [](const ir::param& p) {
-    return combines_through_map(p.mode, p.kind);
-  });
+  return std::any_of(k.params.begin(), k.params.end(),
+                     [](const ir::param& p) { return combines_through_map(p.mode, p.kind); });
 }
 
 // What the index checks record of the first violation, as ints: site (0 while there is none),
@@ -107,9 +106,7 @@ struct kernel_buffer {
   friend bool operator==(const kernel_buffer&, const kernel_buffer&) = default;
 };
 
-constexpr bool is_global_reduction(const ir::param& p) {
-  return p.kind == arg_kind::global && p.mode != access::read;
-}
+constexpr bool is_global_reduction(const ir::param& p) { return p.kind == arg_kind::global && p.mode != access::read; }
 
 // Each distinct dat or global once (read-only if every argument on it is READ), then each
 // distinct map, then the partials of each global reduction and the counter that tells the last
@@ -139,7 +136,8 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
       if (k.params[static_cast<std::size_t>(i)].map == m) first = i;
     }
     if (first < 0) break;
-    out.push_back({buffer_role::map, m, first, scalar_type::int32, k.params[static_cast<std::size_t>(first)].arity, true});
+    out.push_back(
+        {buffer_role::map, m, first, scalar_type::int32, k.params[static_cast<std::size_t>(first)].arity, true});
   }
   bool any_reduction = false;
   for (int i = 0; i < n; ++i) {

@@ -37,9 +37,7 @@ class opencl_dialect final : public dialect {
     const std::string inf = t == scalar_type::float32 ? "INFINITY" : "(double)INFINITY";
     return negative ? "(-" + inf + ")" : inf;
   }
-  std::string not_a_number(scalar_type t) const override {
-    return t == scalar_type::float32 ? "NAN" : "(double)NAN";
-  }
+  std::string not_a_number(scalar_type t) const override { return t == scalar_type::float32 ? "NAN" : "(double)NAN"; }
   // OpenCL's math built-ins are overloaded on float and double.
   std::string math(ir::op o, scalar_type) const override { return std::string(ir::op_name(o)); }
 
@@ -95,8 +93,8 @@ class opencl_dialect final : public dialect {
   }
 
   void atomic_helper(source_writer& w, atomic_op o, scalar_type t) const override {
-    w.open("{} void pl_atomic_{}_{}(volatile __global {}* p, {} v)", helper_qualifiers(), atomic_name(o),
-           type_tag(t), type(t), type(t));
+    w.open("{} void pl_atomic_{}_{}(volatile __global {}* p, {} v)", helper_qualifiers(), atomic_name(o), type_tag(t),
+           type(t), type(t));
     if (t == scalar_type::int32) {
       w.line("atomic_{}(p, v);", atomic_name(o));
     } else if (t == scalar_type::int64) {

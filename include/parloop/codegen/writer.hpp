@@ -66,7 +66,8 @@ inline std::string with_line_numbers(std::string_view text) {
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = text.find('\n', start);
-    const std::string_view line = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    const std::string_view line =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     out += fmt::format("{:4} | {}\n", n++, line);
     if (end == std::string_view::npos) break;
     start = end + 1;

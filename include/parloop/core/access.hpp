@@ -36,9 +36,7 @@ constexpr std::string_view access_name(access mode) {
 }
 
 // Whether the kernel may take the argument's value (WRITE only once written: checked while tracing).
-constexpr bool is_readable(access mode) {
-  return mode == access::read || mode == access::rw || mode == access::write;
-}
+constexpr bool is_readable(access mode) { return mode == access::read || mode == access::rw || mode == access::write; }
 // Whether the argument's data changes in the loop.
 constexpr bool is_modified(access mode) { return mode != access::read; }
 // Whether the loop needs the argument's old value (WRITE overwrites it).

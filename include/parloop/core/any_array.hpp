@@ -35,7 +35,8 @@ std::vector<T> values_from(const std::byte* values, std::size_t count) {
 
 // A dat of `dim` values of type t per element of `set`, from `values` in the user's numbering
 // (set.size() * dim of them), or zero where values is null.
-inline any_array make_any_dat(const Set& set, scalar_type t, const std::byte* values, const std::string& name, int dim) {
+inline any_array make_any_dat(const Set& set, scalar_type t, const std::byte* values, const std::string& name,
+                              int dim) {
   const std::size_t count = static_cast<std::size_t>(set.size()) * static_cast<std::size_t>(dim);
   return with_data_scalar(t, "dat '" + name + "'", [&]<class T>(T) -> any_array {
     auto state = make_dat_state(set, any_detail::values_from<T>(values, count), name, dim);
@@ -46,7 +47,8 @@ inline any_array make_any_dat(const Set& set, scalar_type t, const std::byte* va
 // A global of `dim` values of type t, zero.
 inline any_array make_any_global(const Runtime& rt, scalar_type t, const std::string& name, int dim) {
   return with_data_scalar(t, "global '" + name + "'", [&]<class T>(T) -> any_array {
-    auto state = std::make_shared<array_state<T>>(rt, std::nullopt, std::vector<T>(static_cast<std::size_t>(dim)), name, dim);
+    auto state =
+        std::make_shared<array_state<T>>(rt, std::nullopt, std::vector<T>(static_cast<std::size_t>(dim)), name, dim);
     return {state, &state->array};
   });
 }

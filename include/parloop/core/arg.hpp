@@ -39,8 +39,8 @@ inline constexpr bool is_loop_arg<arg<T, Dim, Mode, Kind>> = true;
 
 // One argument with its types erased.
 struct arg_view {
-  mirrored_array* data;      // the dat's or global's values
-  array_base* owner;         // which dat or global it is: its runtime, set, name and halo
+  mirrored_array* data;  // the dat's or global's values
+  array_base* owner;     // which dat or global it is: its runtime, set, name and halo
   map_state* map;        // null unless through a map
   access mode;
   arg_kind kind;

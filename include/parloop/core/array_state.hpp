@@ -71,8 +71,10 @@ struct untouched_allocator {
   void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>{}.deallocate(p, n); }
   template <class U, class... A>
   void construct(U* p, A&&... a) {
-    if constexpr (sizeof...(A) == 0) ::new (static_cast<void*>(p)) U;
-    else ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+    if constexpr (sizeof...(A) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
   }
   friend bool operator==(const untouched_allocator&, const untouched_allocator&) { return true; }
 };

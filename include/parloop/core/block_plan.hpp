@@ -36,12 +36,12 @@ struct staged_group {
 
 // Where the plan's parts start, as its first ints say: the generated kernel reads them there.
 enum plan_field : int {
-  plan_start,          // the range's first element
-  plan_block_order,    // the blocks, colour after colour
-  plan_block_info,     // per block: first element, elements, colours, then per group its targets' start and count
-  plan_thread_color,   // per element of the range: its colour within its block
-  plan_info_stride,    // ints per block of plan_block_info
-  plan_groups_start,   // per group: where its local places, then its targets, start
+  plan_start,         // the range's first element
+  plan_block_order,   // the blocks, colour after colour
+  plan_block_info,    // per block: first element, elements, colours, then per group its targets' start and count
+  plan_thread_color,  // per element of the range: its colour within its block
+  plan_info_stride,   // ints per block of plan_block_info
+  plan_groups_start,  // per group: where its local places, then its targets, start
 };
 constexpr int plan_local(int group) { return plan_groups_start + 2 * group; }
 constexpr int plan_targets(int group) { return plan_groups_start + 2 * group + 1; }
@@ -111,7 +111,8 @@ inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_
   std::vector<std::int32_t> info(static_cast<std::size_t>(blocks) * static_cast<std::size_t>(stride));
   std::vector<std::vector<std::int32_t>> places(groups.size());
   std::vector<std::vector<index_t>> targets(groups.size());
-  for (std::size_t g = 0; g < groups.size(); ++g) places[g].assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(groups[g].arity), 0);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    places[g].assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(groups[g].arity), 0);
 
   std::vector<index_t> local_counts;
   std::vector<std::size_t> local_sizes(sizes.size());
@@ -133,7 +134,8 @@ inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_
           for (const auto& [space, t] : local_targets[i]) visit(space, t);
         },
         local_counts);
-    for (index_t i = 0; i < count; ++i) thread_color[static_cast<std::size_t>(first - start + i)] = colors[static_cast<std::size_t>(i)];
+    for (index_t i = 0; i < count; ++i)
+      thread_color[static_cast<std::size_t>(first - start + i)] = colors[static_cast<std::size_t>(i)];
 
     std::int32_t* row = &info[static_cast<std::size_t>(b) * static_cast<std::size_t>(stride)];
     row[info_first] = static_cast<std::int32_t>(first);
@@ -147,9 +149,11 @@ inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_
         const index_t e = first + i;
         for (int j = 0; j < group.arity; ++j) {
           if (((group.slots >> j) & 1u) == 0) continue;
-          const auto t = static_cast<std::size_t>(group.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(group.arity) + static_cast<std::size_t>(j)]);
-          places[g][static_cast<std::size_t>(e - start) * static_cast<std::size_t>(group.arity) + static_cast<std::size_t>(j)] =
-              static_cast<std::int32_t>(in_group[g](t, b, &targets[g]));
+          const auto t = static_cast<std::size_t>(
+              group.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(group.arity) +
+                           static_cast<std::size_t>(j)]);
+          places[g][static_cast<std::size_t>(e - start) * static_cast<std::size_t>(group.arity) +
+                    static_cast<std::size_t>(j)] = static_cast<std::int32_t>(in_group[g](t, b, &targets[g]));
         }
       }
       row[info_targets_count(static_cast<int>(g))] = static_cast<std::int32_t>(in_group[g].next);
@@ -157,12 +161,14 @@ inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_
   }
 
   // The parts after the fields, in their order.
-  std::size_t total = static_cast<std::size_t>(plan_groups_start) + 2 * groups.size() + order.size() + info.size() + thread_color.size();
+  std::size_t total = static_cast<std::size_t>(plan_groups_start) + 2 * groups.size() + order.size() + info.size() +
+                      thread_color.size();
   for (std::size_t g = 0; g < groups.size(); ++g) total += places[g].size() + targets[g].size();
   if (total > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-    throw data_error(fmt::format("par_loop '{}': a two-level plan of {} elements needs {} ints, more than 32-bit "
-                                 "offsets reach; use conflicts::colors or atomics for this loop",
-                                 kernel, n, total));
+    throw data_error(
+        fmt::format("par_loop '{}': a two-level plan of {} elements needs {} ints, more than 32-bit "
+                    "offsets reach; use conflicts::colors or atomics for this loop",
+                    kernel, n, total));
   }
   std::vector<std::int32_t> ints(static_cast<std::size_t>(plan_groups_start) + 2 * groups.size());
   ints[plan_start] = static_cast<std::int32_t>(start);

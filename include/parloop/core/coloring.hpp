@@ -156,8 +156,10 @@ template <class Visit>
 void for_each_target(std::span<const combined_targets> through, index_t e, Visit&& visit) {
   for (const combined_targets& t : through) {
     for (int j = t.first_slot; j <= t.last_slot; ++j) {
-      visit(static_cast<std::size_t>(t.space),
-            static_cast<std::size_t>(t.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(t.arity) + static_cast<std::size_t>(j)]));
+      visit(
+          static_cast<std::size_t>(t.space),
+          static_cast<std::size_t>(
+              t.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(t.arity) + static_cast<std::size_t>(j)]));
     }
   }
 }
@@ -168,7 +170,8 @@ inline std::vector<std::size_t> space_sizes(std::span<const combined_targets> th
   for (const combined_targets& t : through) {
     if (sizes.size() <= static_cast<std::size_t>(t.space)) sizes.resize(static_cast<std::size_t>(t.space) + 1, 0);
     // Every map into one space numbers it alike; the largest size guards the tables all the same.
-    sizes[static_cast<std::size_t>(t.space)] = std::max(sizes[static_cast<std::size_t>(t.space)], static_cast<std::size_t>(t.space_size));
+    sizes[static_cast<std::size_t>(t.space)] =
+        std::max(sizes[static_cast<std::size_t>(t.space)], static_cast<std::size_t>(t.space_size));
   }
   return sizes;
 }
@@ -181,7 +184,8 @@ inline std::vector<index_t> sorted_by_color(const std::vector<int>& color, const
   for (std::size_t c = 0; c < counts.size(); ++c) offsets[c + 1] = offsets[c] + counts[c];
   std::vector<index_t> order(color.size());
   std::vector<index_t> next(offsets.begin(), offsets.end() - 1);
-  for (std::size_t i = 0; i < color.size(); ++i) order[static_cast<std::size_t>(next[static_cast<std::size_t>(color[i])]++)] = static_cast<index_t>(i);
+  for (std::size_t i = 0; i < color.size(); ++i)
+    order[static_cast<std::size_t>(next[static_cast<std::size_t>(color[i])]++)] = static_cast<index_t>(i);
   return order;
 }
 
@@ -196,7 +200,9 @@ inline std::shared_ptr<coloring> color_elements(index_t start, index_t end, std:
   std::vector<index_t> counts, offsets;
   const std::vector<int> color = greedy_colors(
       static_cast<std::size_t>(end - start), space_sizes(through),
-      [&](std::size_t i, auto&& visit) { for_each_target(through, element_at(elements, start + static_cast<std::int64_t>(i)), visit); },
+      [&](std::size_t i, auto&& visit) {
+        for_each_target(through, element_at(elements, start + static_cast<std::int64_t>(i)), visit);
+      },
       counts);
   std::vector<index_t> order = sorted_by_color(color, counts, offsets);
   for (index_t& e : order) e = element_at(elements, std::int64_t{start} + e);

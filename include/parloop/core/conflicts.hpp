@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string_view>
 
-
 namespace parloop {
 
 enum class conflicts : std::uint8_t {

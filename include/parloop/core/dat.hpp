@@ -81,18 +81,21 @@ class Dat {
   // For writing on the host: afterwards the device copy is stale. A WRITE view is for writing
   // every value, so a stale host copy is not fetched first; an RW view fetches it.
   template <access Mode>
-    requires(Mode == access::write || Mode == access::rw)
-  std::span<T> host_view(access_tag<Mode>) {
+  requires(Mode == access::write || Mode == access::rw) std::span<T> host_view(access_tag<Mode>) {
     detail::mirrored_array& a = state().array;
     // On a distributed set, written values may be owned ones that other ranks hold as halo.
     state().halo_current = false;
     if (a.renumbered()) {
-      if constexpr (Mode == access::write) a.user_overwritten();
-      else a.user_written(state().device());
+      if constexpr (Mode == access::write)
+        a.user_overwritten();
+      else
+        a.user_written(state().device());
       return {reinterpret_cast<T*>(a.user_bytes(state().device())), state().host.size()};
     }
-    if constexpr (Mode == access::write) a.host_overwritten();
-    else a.host_written(state().device());
+    if constexpr (Mode == access::write)
+      a.host_overwritten();
+    else
+      a.host_written(state().device());
     return state().host;
   }
 

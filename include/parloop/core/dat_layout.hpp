@@ -61,8 +61,10 @@ inline void transpose(const void* from, void* to, std::size_t elements, std::siz
                       std::size_t stride, bool to_components) {
   const auto* f = static_cast<const unsigned char*>(from);
   auto* t = static_cast<unsigned char*>(to);
-  if (scalar == 8) transpose_scalars<8>(f, t, elements, dim, stride, to_components);
-  else transpose_scalars<4>(f, t, elements, dim, stride, to_components);
+  if (scalar == 8)
+    transpose_scalars<8>(f, t, elements, dim, stride, to_components);
+  else
+    transpose_scalars<4>(f, t, elements, dim, stride, to_components);
 }
 
 }  // namespace detail

@@ -37,8 +37,8 @@ class rank_link {
   // Sends sent[send_offsets[q], send_offsets[q + 1]) to each rank q and receives from it into
   // received[receive_offsets[q], receive_offsets[q + 1]), without waiting. Every rank starts its
   // transfers over one link in the same order.
-  virtual std::unique_ptr<halo_transfer> start(std::span<const std::byte> sent, std::span<const std::size_t> send_offsets,
-                                               std::span<std::byte> received,
+  virtual std::unique_ptr<halo_transfer> start(std::span<const std::byte> sent,
+                                               std::span<const std::size_t> send_offsets, std::span<std::byte> received,
                                                std::span<const std::size_t> receive_offsets) = 0;
   // Combines `count` values of `type` across every rank (sum for inc, minimum, maximum), in place.
   virtual void all_reduce(void* values, int count, scalar_type type, access op) = 0;

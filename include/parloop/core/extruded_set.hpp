@@ -66,12 +66,14 @@ class ExtrudedSet : public Set {
     const auto refuse = [&](const std::string& why) {
       throw argument_error(fmt::format("extruded set '{}' over '{}': {}", name, base.name(), why));
     };
-    if (layers < 1) throw data_error(fmt::format("extruded set '{}' over '{}': {} layers; at least 1", name, base.name(), layers));
+    if (layers < 1)
+      throw data_error(fmt::format("extruded set '{}' over '{}': {} layers; at least 1", name, base.name(), layers));
     if (base.extruded()) refuse("the base is itself extruded; extrude its base with more layers");
     if (base.distribution() != nullptr) refuse("the base is distributed over ranks, and extruded sets are not yet");
     if (base.renumbered()) {
-      refuse("pl::renumber has reordered the base, and extruded entities are numbered after the base's elements as "
-             "the user numbers them; extruded meshes are not renumbered yet");
+      refuse(
+          "pl::renumber has reordered the base, and extruded entities are numbered after the base's elements as "
+          "the user numbers them; extruded meshes are not renumbered yet");
     }
     if (std::int64_t{base.size()} * layers > std::numeric_limits<index_t>::max()) {
       throw data_error(fmt::format("extruded set '{}': {} columns of {} layers is more than {} entities", name,
@@ -121,17 +123,18 @@ inline Map extruded_map(const ExtrudedSet& from, const ExtrudedSet& to, std::spa
                         int per_column, const std::vector<int>& levels, std::string name) {
   if (name.empty()) name = default_name("map");
   if (!(from.runtime() == to.runtime())) {
-    throw argument_error(fmt::format("pl::extrude '{}': sets '{}' and '{}' belong to different runtimes", name,
-                                     from.name(), to.name()));
+    throw argument_error(
+        fmt::format("pl::extrude '{}': sets '{}' and '{}' belong to different runtimes", name, from.name(), to.name()));
   }
   if (levels.empty()) throw argument_error(fmt::format("pl::extrude '{}': no levels given", name));
   for (const int s : levels) {
     // The top cell's targets, and over interior facets the cell above the top facet's, are
     // levels from - 1 + s of a column of `to`.
     if (s < 0 || std::int64_t{from.layers()} - 1 + s >= to.layers()) {
-      throw argument_error(fmt::format("pl::extrude '{}': level {} above a cell of '{}' ({} layers) is outside the {} "
-                                       "layers of '{}'",
-                                       name, s, from.name(), from.layers(), to.layers(), to.name()));
+      throw argument_error(
+          fmt::format("pl::extrude '{}': level {} above a cell of '{}' ({} layers) is outside the {} "
+                      "layers of '{}'",
+                      name, s, from.name(), from.layers(), to.layers(), to.name()));
     }
   }
   const int arity = per_column * static_cast<int>(levels.size());
@@ -163,10 +166,10 @@ inline Map extruded_map(const ExtrudedSet& from, const ExtrudedSet& to, std::spa
 inline Map extrude(const Map& base_map, const ExtrudedSet& from, const ExtrudedSet& to, const std::vector<int>& levels,
                    std::string name = {}) {
   if (!(base_map.from() == from.base()) || !(base_map.to() == to.base())) {
-    throw argument_error(fmt::format("pl::extrude: map '{}' maps '{}' to '{}', and the extruded sets' bases are '{}' "
-                                     "and '{}'",
-                                     base_map.name(), base_map.from().name(), base_map.to().name(), from.base().name(),
-                                     to.base().name()));
+    throw argument_error(fmt::format(
+        "pl::extrude: map '{}' maps '{}' to '{}', and the extruded sets' bases are '{}' "
+        "and '{}'",
+        base_map.name(), base_map.from().name(), base_map.to().name(), from.base().name(), to.base().name()));
   }
   return detail::extruded_map(from, to, base_map.values(), base_map.arity(), levels, std::move(name));
 }
@@ -175,11 +178,13 @@ inline Map extrude(const Map& base_map, const ExtrudedSet& from, const ExtrudedS
 // of `levels` above the cell's own layer: a cell to its bottom and top faces (levels {0, 1}),
 // or to itself (levels {0}), whose loop over interior facets sees the cell below and the one
 // above each facet.
-inline Map extrude(const ExtrudedSet& from, const ExtrudedSet& to, const std::vector<int>& levels, std::string name = {}) {
+inline Map extrude(const ExtrudedSet& from, const ExtrudedSet& to, const std::vector<int>& levels,
+                   std::string name = {}) {
   if (!(from.base() == to.base())) {
-    throw argument_error(fmt::format("pl::extrude: '{}' and '{}' are over different bases ('{}' and '{}'): give the "
-                                     "base map between them",
-                                     from.name(), to.name(), from.base().name(), to.base().name()));
+    throw argument_error(
+        fmt::format("pl::extrude: '{}' and '{}' are over different bases ('{}' and '{}'): give the "
+                    "base map between them",
+                    from.name(), to.name(), from.base().name(), to.base().name()));
   }
   std::vector<index_t> own(static_cast<std::size_t>(from.columns()));
   for (std::size_t c = 0; c < own.size(); ++c) own[c] = static_cast<index_t>(c);

@@ -19,10 +19,10 @@ template <class R, class... P>
 class function_ref<R(P...)> {
  public:
   template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, function_ref> && std::is_invocable_r_v<R, F&, P...>)
-  function_ref(F&& f) noexcept  // implicit, as std::function_ref is
-      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-        call_([](void* object, P... p) -> R {
+  requires(!std::is_same_v<std::remove_cvref_t<F>, function_ref> && std::is_invocable_r_v<R, F&, P...>)
+      function_ref(F&& f)
+  noexcept  // implicit, as std::function_ref is
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))), call_([](void* object, P... p) -> R {
           return std::invoke(*static_cast<std::remove_reference_t<F>*>(object), std::forward<P>(p)...);
         }) {}
 

@@ -27,8 +27,7 @@ class Global {
   using value_type = T;
   static constexpr int dim = Dim;
 
-  explicit Global(const Runtime& rt, T value = T{}, std::string name = {})
-    requires(Dim == 1)
+  explicit Global(const Runtime& rt, T value = T{}, std::string name = {}) requires(Dim == 1)
       : Global(rt, std::array<T, 1>{value}, std::move(name)) {}
 
   Global(const Runtime& rt, const std::array<T, Dim>& values, std::string name = {}) {
@@ -40,22 +39,14 @@ class Global {
   const std::string& name() const { return state().name; }
 
   // Waits for the device if the value was computed there, then reads it.
-  T value() const
-    requires(Dim == 1)
-  {
-    return values()[0];
-  }
+  T value() const requires(Dim == 1) { return values()[0]; }
   std::array<T, Dim> values() const {
     state().array.ensure_host(state().device());
     std::array<T, Dim> out{};
     for (int k = 0; k < Dim; ++k) out[static_cast<std::size_t>(k)] = state().host[static_cast<std::size_t>(k)];
     return out;
   }
-  void set_value(T value)
-    requires(Dim == 1)
-  {
-    set_values({value});
-  }
+  void set_value(T value) requires(Dim == 1) { set_values({value}); }
   void set_values(const std::array<T, Dim>& values) {
     // Every value is set: nothing to fetch from the device first.
     state().array.host_overwritten();

@@ -47,8 +47,8 @@ inline int slurm_tasks_on(std::string_view counts, int node) {
 
 // This process's rank among the ranks on its node, or -1 outside such a job.
 inline int local_rank() {
-  return launcher_number({"OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-                          "SLURM_LOCALID", "PMIX_LOCAL_RANK", "PMI_LOCAL_RANK"},
+  return launcher_number({"OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+                          "PMIX_LOCAL_RANK", "PMI_LOCAL_RANK"},
                          0);
 }
 

@@ -82,7 +82,8 @@ inline std::vector<index_t> reverse_cuthill_mckee(const adjacency& g) {
 // The numbers an order gives: new_of_old[old_of_new[i]] == i.
 inline std::vector<index_t> inverse_order(std::span<const index_t> old_of_new) {
   std::vector<index_t> new_of_old(old_of_new.size());
-  for (std::size_t i = 0; i < old_of_new.size(); ++i) new_of_old[static_cast<std::size_t>(old_of_new[i])] = static_cast<index_t>(i);
+  for (std::size_t i = 0; i < old_of_new.size(); ++i)
+    new_of_old[static_cast<std::size_t>(old_of_new[i])] = static_cast<index_t>(i);
   return new_of_old;
 }
 
@@ -96,8 +97,10 @@ inline std::vector<index_t> order_by_targets(const map_rows& m, std::span<const 
     std::uint64_t low = ~std::uint64_t{0}, next = ~std::uint64_t{0};
     for (const index_t t : m.row(r)) {
       const auto n = static_cast<std::uint64_t>(new_of_old[static_cast<std::size_t>(t)]);
-      if (n < low) next = std::exchange(low, n);
-      else if (n < next) next = n;
+      if (n < low)
+        next = std::exchange(low, n);
+      else if (n < next)
+        next = n;
     }
     keyed[r] = {low << 32 | (next & 0xffffffffu), static_cast<index_t>(r)};
   }
@@ -165,7 +168,8 @@ inline std::vector<std::vector<index_t>> orders_following(const mesh_links& mesh
       queue.push_back(t);
     };
     for (const mesh_links::link& l : mesh.maps) {
-      if (static_cast<std::size_t>(l.to) == s && done[static_cast<std::size_t>(l.from)] == 0) follow(l.from, order_by_targets(l.rows, new_of_old[s]));
+      if (static_cast<std::size_t>(l.to) == s && done[static_cast<std::size_t>(l.from)] == 0)
+        follow(l.from, order_by_targets(l.rows, new_of_old[s]));
     }
     for (const mesh_links::link& l : mesh.maps) {
       if (static_cast<std::size_t>(l.from) == s && done[static_cast<std::size_t>(l.to)] == 0) {

@@ -154,8 +154,8 @@ class Map {
   Map(const Set& from, const Set& to, int arity, std::span<const index_t> values, std::string name = {}) {
     if (name.empty()) name = detail::default_name("map");
     if (!(from.runtime() == to.runtime())) {
-      throw argument_error(fmt::format("map '{}': sets '{}' and '{}' belong to different runtimes", name,
-                                       from.name(), to.name()));
+      throw argument_error(
+          fmt::format("map '{}': sets '{}' and '{}' belong to different runtimes", name, from.name(), to.name()));
     }
     if (arity < 1) throw data_error(fmt::format("map '{}': arity must be at least 1, got {}", name, arity));
     const std::size_t expected = static_cast<std::size_t>(from.size()) * static_cast<std::size_t>(arity);
@@ -163,28 +163,31 @@ class Map {
     const bool executed_rows =
         d != nullptr && values.size() == static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity);
     if (values.size() != expected && !executed_rows) {
-      throw data_error(fmt::format("map '{}': expected {} values ({} elements of '{}' x arity {}{}), got {}", name,
-                                   expected, from.size(), from.name(), arity,
-                                   d != nullptr ? fmt::format(", or {} for the {} elements this rank executes",
-                                                              static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity), d->exec_end)
-                                                : "",
-                                   values.size()));
+      throw data_error(fmt::format(
+          "map '{}': expected {} values ({} elements of '{}' x arity {}{}), got {}", name, expected, from.size(),
+          from.name(), arity,
+          d != nullptr
+              ? fmt::format(", or {} for the {} elements this rank executes",
+                            static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity), d->exec_end)
+              : "",
+          values.size()));
     }
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (values[i] < 0 || values[i] >= to.size()) {
-        throw data_error(fmt::format("map '{}': entry {} (element {}, slot {}) is {}, outside target set '{}' of size {}",
-                                     name, i, i / static_cast<std::size_t>(arity), i % static_cast<std::size_t>(arity),
-                                     values[i], to.name(), to.size()));
+        throw data_error(fmt::format(
+            "map '{}': entry {} (element {}, slot {}) is {}, outside target set '{}' of size {}", name, i,
+            i / static_cast<std::size_t>(arity), i % static_cast<std::size_t>(arity), values[i], to.name(), to.size()));
       }
     }
-    state_ = std::make_shared<detail::map_state>(from, to, arity,
-                                                 std::vector<index_t>(values.begin(), values.end()), std::move(name));
+    state_ = std::make_shared<detail::map_state>(from, to, arity, std::vector<index_t>(values.begin(), values.end()),
+                                                 std::move(name));
     detail::register_with(from.state().maps, state_);
     if (!(to == from)) detail::register_with(to.state().maps, state_);
     // Values given in the user's numbering, of sets the loops see in another order.
     if (from.renumbered() || to.renumbered()) {
-      state_->reorder(from.renumbered() ? std::span<const index_t>(*from.state().user_of_loop) : std::span<const index_t>{},
-                      to.renumbered() ? std::span<const index_t>(*to.state().loop_of_user) : std::span<const index_t>{});
+      state_->reorder(
+          from.renumbered() ? std::span<const index_t>(*from.state().user_of_loop) : std::span<const index_t>{},
+          to.renumbered() ? std::span<const index_t>(*to.state().loop_of_user) : std::span<const index_t>{});
     }
   }
 
@@ -194,9 +197,7 @@ class Map {
   const std::string& name() const { return state().name; }
   // rows() * arity values: on a distributed set, the rows of the elements this rank executes.
   // In the user's numbering, as given, also once pl::renumber has reordered the sets.
-  std::span<const index_t> values() const {
-    return state().user_values.empty() ? state().values : state().user_values;
-  }
+  std::span<const index_t> values() const { return state().user_values.empty() ? state().values : state().user_values; }
   index_t rows() const { return state().rows; }
 
   friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }

@@ -34,9 +34,9 @@ struct adjacency {
 
   index_t size() const { return static_cast<index_t>(offsets.size() - 1); }
   std::span<const index_t> of(index_t v) const {
-    return std::span<const index_t>(neighbours).subspan(offsets[static_cast<std::size_t>(v)],
-                                                        offsets[static_cast<std::size_t>(v) + 1] -
-                                                            offsets[static_cast<std::size_t>(v)]);
+    return std::span<const index_t>(neighbours)
+        .subspan(offsets[static_cast<std::size_t>(v)],
+                 offsets[static_cast<std::size_t>(v) + 1] - offsets[static_cast<std::size_t>(v)]);
   }
   std::size_t degree(index_t v) const {
     return offsets[static_cast<std::size_t>(v) + 1] - offsets[static_cast<std::size_t>(v)];
@@ -87,7 +87,8 @@ inline adjacency graph_of_groups(index_t n, std::span<const std::size_t> starts,
 // The graph of a set of `n` elements that the maps make: the targets of each row of a map into
 // the set are neighbours (`into`); where no map into it has two targets a row, elements that
 // reach a common target of a map out of the set (`out_of`, each with its target set's size).
-inline adjacency graph_through(index_t n, std::span<const map_rows> into, std::span<const std::pair<map_rows, index_t>> out_of) {
+inline adjacency graph_through(index_t n, std::span<const map_rows> into,
+                               std::span<const std::pair<map_rows, index_t>> out_of) {
   std::vector<std::size_t> starts{0};
   std::vector<index_t> members;
   for (const map_rows& m : into) {
@@ -106,7 +107,8 @@ inline adjacency graph_through(index_t n, std::span<const map_rows> into, std::s
       std::vector<index_t> sources(m.values.size());
       std::vector<std::size_t> next(count.begin(), count.end() - 1);
       for (std::size_t i = 0; i < m.values.size(); ++i) {
-        sources[next[static_cast<std::size_t>(m.values[i])]++] = static_cast<index_t>(i / static_cast<std::size_t>(m.arity));
+        sources[next[static_cast<std::size_t>(m.values[i])]++] =
+            static_cast<index_t>(i / static_cast<std::size_t>(m.arity));
       }
       const std::size_t base = members.size();
       members.insert(members.end(), sources.begin(), sources.end());

@@ -59,16 +59,18 @@ inline void renumber(const Set& first) {
   detail::linked_sets(first, sets, maps);
   for (const Set& s : sets) {
     if (s.distribution() != nullptr) {
-      throw argument_error(fmt::format("pl::renumber: set '{}' is distributed over ranks, and a distributed set's "
-                                       "elements are ordered by pl::mpi::distributed_mesh",
-                                       s.name()));
+      throw argument_error(
+          fmt::format("pl::renumber: set '{}' is distributed over ranks, and a distributed set's "
+                      "elements are ordered by pl::mpi::distributed_mesh",
+                      s.name()));
     }
     // An extruded set's entities are numbered column by column, after its base's elements.
     if (s.extruded() || s.state().extruded_over) {
-      throw argument_error(fmt::format("pl::renumber: set '{}' is {}, whose entities are numbered column by column "
-                                       "after the base set's elements as the user numbers them; extruded meshes are "
-                                       "not renumbered yet (a base stays one after its extruded sets have gone)",
-                                       s.name(), s.extruded() ? "an extruded set" : "the base of an extruded set"));
+      throw argument_error(
+          fmt::format("pl::renumber: set '{}' is {}, whose entities are numbered column by column "
+                      "after the base set's elements as the user numbers them; extruded meshes are "
+                      "not renumbered yet (a base stays one after its extruded sets have gone)",
+                      s.name(), s.extruded() ? "an extruded set" : "the base of an extruded set"));
     }
   }
   detail::mesh_links mesh;

@@ -141,7 +141,8 @@ inline void apply(runtime_state& state, const settings& s) {
 // one core (host).
 inline std::vector<backend_status> backends(const settings& s = settings::from_environment()) {
   std::vector<backend_status> out{detail::status_of(backend_kind::cuda, s), detail::status_of(backend_kind::opencl, s),
-                                  detail::status_of(backend_kind::threads, s), detail::status_of(backend_kind::host, s)};
+                                  detail::status_of(backend_kind::threads, s),
+                                  detail::status_of(backend_kind::host, s)};
   if (out[1].cpu_device) std::swap(out[1], out[2]);
   return out;
 }
@@ -257,7 +258,8 @@ class Runtime {
       reasons += fmt::format("\n  {}: {}", backend_name(b.kind), b.reason);
     }
     if (any_device_named) {
-      throw backend_unavailable(fmt::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", s.device, reasons));
+      throw backend_unavailable(
+          fmt::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", s.device, reasons));
     }
     throw backend_unavailable("no backend is available");
   }

@@ -51,19 +51,24 @@ constexpr scalar_type promote(scalar_type a, scalar_type b) {
 // int in every expression. Unsigned types are refused: their wrap-around arithmetic mixed
 // with signed indices is a classic source of wrong answers on devices.
 template <class T>
-inline constexpr bool is_kernel_scalar =
-    std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
-    (std::is_integral_v<T> && std::is_signed_v<T> && (sizeof(T) == 4 || sizeof(T) == 8));
+inline constexpr bool is_kernel_scalar = std::is_same_v<T, bool> || std::is_floating_point_v<T> ||
+                                         (std::is_integral_v<T> && std::is_signed_v<T> &&
+                                          (sizeof(T) == 4 || sizeof(T) == 8));
 
 template <class T>
 constexpr scalar_type scalar_of() {
   static_assert(is_kernel_scalar<T> && !std::is_same_v<T, long double>,
                 "parloop: kernels compute with bool, 32- or 64-bit signed integers, float or double");
-  if constexpr (std::is_same_v<T, bool>) return scalar_type::boolean;
-  else if constexpr (std::is_same_v<T, float>) return scalar_type::float32;
-  else if constexpr (std::is_same_v<T, double>) return scalar_type::float64;
-  else if constexpr (sizeof(T) == 4) return scalar_type::int32;
-  else return scalar_type::int64;
+  if constexpr (std::is_same_v<T, bool>)
+    return scalar_type::boolean;
+  else if constexpr (std::is_same_v<T, float>)
+    return scalar_type::float32;
+  else if constexpr (std::is_same_v<T, double>)
+    return scalar_type::float64;
+  else if constexpr (sizeof(T) == 4)
+    return scalar_type::int32;
+  else
+    return scalar_type::int64;
 }
 
 // Calls f with a value of the C++ type that data of type t hold (a dat's or a global's: double,

@@ -63,18 +63,21 @@ class Set {
   Set(const Runtime& rt, index_t size, std::string name = {}) {
     if (size < 0) throw data_error("set '" + name + "' has negative size " + std::to_string(size));
     if (name.empty()) name = detail::default_name("set");
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), nullptr, nullptr, nullptr, {}, {}, nullptr, 0, false});
+    state_ = std::make_shared<detail::set_state>(
+        detail::set_state{rt, size, std::move(name), nullptr, nullptr, nullptr, {}, {}, nullptr, 0, false});
   }
   // This rank's share of a set distributed over ranks (pl::mpi::distribute makes them): its
   // elements are the distribution's local ones, halos included.
   Set(const Runtime& rt, std::shared_ptr<const detail::set_distribution> d, std::string name) {
-    if (!d || !d->link) throw argument_error(fmt::format("set '{}': a distribution without a link between ranks", name));
+    if (!d || !d->link)
+      throw argument_error(fmt::format("set '{}': a distribution without a link between ranks", name));
     const auto size = static_cast<index_t>(d->global.size());
     if (!(0 <= d->core_end && d->core_end <= d->owned_end && d->owned_end <= d->exec_end && d->exec_end <= size)) {
       throw argument_error(fmt::format("set '{}': regions ending at {}, {}, {} of {} elements", name, d->core_end,
                                        d->owned_end, d->exec_end, size));
     }
-    state_ = std::make_shared<detail::set_state>(detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}, nullptr, 0, false});
+    state_ = std::make_shared<detail::set_state>(
+        detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}, nullptr, 0, false});
   }
 
   index_t size() const { return state_->size; }

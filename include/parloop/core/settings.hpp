@@ -95,8 +95,8 @@ inline std::uint64_t mebibytes(std::string_view what, std::string_view text, std
   constexpr std::uint64_t most = std::uint64_t{1} << 40;
   const std::optional<std::uint64_t> mb = whole_number<std::uint64_t>(text, least, most);
   if (!mb) {
-    throw argument_error(fmt::format("{}='{}': expected a whole number of MiB, at least {} and at most {} (2^40)",
-                                     what, text, least, most));
+    throw argument_error(fmt::format("{}='{}': expected a whole number of MiB, at least {} and at most {} (2^40)", what,
+                                     text, least, most));
   }
   return *mb << 20;
 }
@@ -153,9 +153,9 @@ inline settings settings::from_environment() {
   s.opencl_device = detail::environment_text("PARLOOP_OPENCL_DEVICE");
   s.cuda_device = detail::environment_text("PARLOOP_CUDA_DEVICE");
   s.threads = detail::threads_from_environment();
-  s.threads_pin = switch_from_environment("PARLOOP_THREADS_PIN", false,
-                                          "binds worker thread i to the i-th CPU the process may use",
-                                          "leaves the threads where the system puts them");
+  s.threads_pin =
+      switch_from_environment("PARLOOP_THREADS_PIN", false, "binds worker thread i to the i-th CPU the process may use",
+                              "leaves the threads where the system puts them");
   s.conflicts = choice_from_environment<std::optional<parloop::conflicts>>(
       "PARLOOP_CONFLICTS", std::nullopt,
       {{"atomics", conflicts::atomics, "combining writes through maps are atomic"},
@@ -177,8 +177,10 @@ inline settings settings::from_environment() {
                     detail::trace_checks_every)},
        {"1", trace_checks::every_call, "every call traces its kernel again"},
        {"0", trace_checks::off, "a kernel is traced once per argument signature"}});
-  s.check_indices = switch_from_environment("PARLOOP_CHECK_INDICES", true, "check computed indices on the device", "do not");
-  s.fast_math = switch_from_environment("PARLOOP_FAST_MATH", false, "the device compiler's fast math", "IEEE arithmetic");
+  s.check_indices =
+      switch_from_environment("PARLOOP_CHECK_INDICES", true, "check computed indices on the device", "do not");
+  s.fast_math =
+      switch_from_environment("PARLOOP_FAST_MATH", false, "the device compiler's fast math", "IEEE arithmetic");
   s.mpi_check = switch_from_environment("PARLOOP_MPI_CHECK", false,
                                         "each distributed loop checks that the ranks made the same calls", "no check");
   s.cache = choice_from_environment<cache_mode>(
@@ -194,9 +196,9 @@ inline settings settings::from_environment() {
   s.log = choice_from_environment<bool>(
       "PARLOOP_LOG", false,
       {{"info", true, "a line for each kernel compiled or loaded from the disk cache"}, {"off", false, "no lines"}});
-  s.stats = switch_from_environment("PARLOOP_STATS", false,
-                                    "report each kernel's calls and times at exit; each par_loop then waits for its device",
-                                    "do not");
+  s.stats = switch_from_environment(
+      "PARLOOP_STATS", false, "report each kernel's calls and times at exit; each par_loop then waits for its device",
+      "do not");
   s.op2_kernels = detail::folder_list(detail::environment_text("PARLOOP_OP2_KERNELS"));
   s.op2_renumber = switch_from_environment("PARLOOP_OP2_RENUMBER", true,
                                            "the sets are renumbered for locality before the first loop",

@@ -52,11 +52,14 @@ inline std::string to_string(const strategy& s) {
   return std::visit(
       [](const auto& v) -> std::string {
         using S = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<S, split_n_across_workgroups>) return fmt::format("split_n_across_workgroups{{{}}}", v.block);
-        else if constexpr (std::is_same_v<S, grid_stride>) return fmt::format("grid_stride{{{}, {}}}", v.block, v.waves);
+        if constexpr (std::is_same_v<S, split_n_across_workgroups>)
+          return fmt::format("split_n_across_workgroups{{{}}}", v.block);
+        else if constexpr (std::is_same_v<S, grid_stride>)
+          return fmt::format("grid_stride{{{}, {}}}", v.block, v.waves);
         else if constexpr (std::is_same_v<S, vectors_across_workgroups>)
           return fmt::format("vectors_across_workgroups{{{}, {}}}", v.block, v.width);
-        else return fmt::format("chunked{{{}, {}}}", v.block, v.per_item);
+        else
+          return fmt::format("chunked{{{}, {}}}", v.block, v.per_item);
       },
       s);
 }

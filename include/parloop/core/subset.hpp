@@ -86,8 +86,8 @@ class Subset {
     if (name.empty()) name = detail::default_name("subset");
     for (std::size_t i = 0; i < indices.size(); ++i) {
       if (indices[i] < 0 || indices[i] >= superset.size()) {
-        throw data_error(fmt::format("subset '{}': index {} (entry {}) is outside set '{}' of size {}", name, indices[i],
-                                     i, superset.name(), superset.size()));
+        throw data_error(fmt::format("subset '{}': index {} (entry {}) is outside set '{}' of size {}", name,
+                                     indices[i], i, superset.name(), superset.size()));
       }
     }
     std::sort(indices.begin(), indices.end());
@@ -171,8 +171,8 @@ class Subset {
   template <class Merge>
   static Subset combined(const Subset& a, const Subset& b, const char* op, Merge merge) {
     if (!(a.superset() == b.superset())) {
-      throw argument_error(fmt::format("subset '{}' {} subset '{}': subsets of different sets ('{}' and '{}')", a.name(),
-                                       op, b.name(), a.superset().name(), b.superset().name()));
+      throw argument_error(fmt::format("subset '{}' {} subset '{}': subsets of different sets ('{}' and '{}')",
+                                       a.name(), op, b.name(), a.superset().name(), b.superset().name()));
     }
     std::vector<index_t> out;
     const std::vector<index_t>& x = a.state().indices;

@@ -56,7 +56,8 @@ inline std::optional<int> cpus_in_list(std::string_view list) {
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     const std::size_t dash = item.find('-');
     const std::optional<int> first = whole_number<int>(item.substr(0, dash), 0, 1 << 20);
-    const std::optional<int> last = dash == std::string_view::npos ? first : whole_number<int>(item.substr(dash + 1), 0, 1 << 20);
+    const std::optional<int> last =
+        dash == std::string_view::npos ? first : whole_number<int>(item.substr(dash + 1), 0, 1 << 20);
     if (!first || !last || *last < *first) return std::nullopt;
     count += *last - *first + 1;
   }
@@ -72,8 +73,8 @@ inline int machine_cpus() {
   while (std::getline(groups, line)) {
     if (line.starts_with("0::")) place = line.substr(3);
   }
-  for (const std::string& file : {"/sys/fs/cgroup" + place + "/cpuset.cpus.effective",
-                                  std::string("/sys/fs/cgroup/cpuset.cpus.effective")}) {
+  for (const std::string& file :
+       {"/sys/fs/cgroup" + place + "/cpuset.cpus.effective", std::string("/sys/fs/cgroup/cpuset.cpus.effective")}) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();

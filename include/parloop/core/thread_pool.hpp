@@ -152,7 +152,8 @@ class thread_pool {
       generation_.store(launches_ << thread_bits | static_cast<std::uint64_t>(active_), std::memory_order_seq_cst);
       wake(generation_, generation_sleepers_);
       guarded(job, 0);
-      for (int left = pending_.load(std::memory_order_acquire); left != 0; left = pending_.load(std::memory_order_acquire)) {
+      for (int left = pending_.load(std::memory_order_acquire); left != 0;
+           left = pending_.load(std::memory_order_acquire)) {
         await_change(pending_, left, pending_sleepers_, spin_);
       }
       job_ = nullptr;

@@ -31,7 +31,7 @@ PARLOOP_INLINE void check_index_type() {
 // index of a kernel: with the formatted throw inline, compilers call host_index instead, at
 // every index of every element.
 [[noreturn, gnu::cold, gnu::noinline]] inline void index_out_of_range(long long i, int bound, std::size_t pos,
-                                                                    const char* what) {
+                                                                      const char* what) {
   throw trace_error(fmt::format("argument {} has {} {}; index {} is out of range", pos, bound, what, i));
 }
 
@@ -40,8 +40,10 @@ template <class K>
 PARLOOP_INLINE index_t host_index(const K& k, int bound, std::size_t pos, const char* what) {
   check_index_type<K>();
   long long i = 0;
-  if constexpr (std::is_integral_v<K>) i = static_cast<long long>(k);
-  else i = static_cast<long long>(as_node(k).eval());
+  if constexpr (std::is_integral_v<K>)
+    i = static_cast<long long>(k);
+  else
+    i = static_cast<long long>(as_node(k).eval());
   if (i < 0 || i >= bound) index_out_of_range(i, bound, pos, what);
   return static_cast<index_t>(i);
 }
@@ -51,8 +53,10 @@ PARLOOP_INLINE index_t host_index(const K& k, int bound, std::size_t pos, const 
 template <class K>
 auto symbolic_index(const K& k) {
   check_index_type<K>();
-  if constexpr (std::is_integral_v<K>) return literal<int>(static_cast<int>(k));
-  else return as_node(k);
+  if constexpr (std::is_integral_v<K>)
+    return literal<int>(static_cast<int>(k));
+  else
+    return as_node(k);
 }
 
 }  // namespace detail
@@ -202,7 +206,8 @@ class host_binding<Pos, arg<T, Dim, Mode, arg_kind::whole_map>> {
   host_binding(const arg<T, Dim, Mode, arg_kind::whole_map>& a, std::byte*)
       : data_(a.data->host.data()), map_(a.map->values.data()), arity_(a.map->arity) {}
   PARLOOP_INLINE auto at(index_t e) const {
-    return table<host_table_cursor<T, Dim>, Mode, Pos, Dim>({data_, map_ + static_cast<std::ptrdiff_t>(e) * arity_, arity_});
+    return table<host_table_cursor<T, Dim>, Mode, Pos, Dim>(
+        {data_, map_ + static_cast<std::ptrdiff_t>(e) * arity_, arity_});
   }
   void finish() {}
 
@@ -224,14 +229,18 @@ class host_binding<Pos, arg<T, Dim, Mode, arg_kind::global>> {
  public:
   host_binding(const arg<T, Dim, Mode, arg_kind::global>& a, std::byte* partial)
       : home_(a.data->host.data()), partial_(partial) {
-    if (partial_ != nullptr) std::memcpy(copy_, partial_, sizeof copy_);
-    else std::copy_n(home_, Dim, copy_);
+    if (partial_ != nullptr)
+      std::memcpy(copy_, partial_, sizeof copy_);
+    else
+      std::copy_n(home_, Dim, copy_);
   }
   PARLOOP_INLINE auto at(index_t) { return row<host_cursor<T>, Mode, Pos, Dim>({copy_}); }
   void finish() {
     if constexpr (is_modified(Mode)) {
-      if (partial_ != nullptr) std::memcpy(partial_, copy_, sizeof copy_);
-      else std::copy_n(copy_, Dim, home_);
+      if (partial_ != nullptr)
+        std::memcpy(partial_, copy_, sizeof copy_);
+      else
+        std::copy_n(copy_, Dim, home_);
     }
   }
 

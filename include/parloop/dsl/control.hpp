@@ -19,9 +19,12 @@ namespace dsl {
 // of only constants and locals follows the thread's state.
 template <origin O>
 PARLOOP_INLINE bool records() {
-  if constexpr (O == origin::symbolic) return true;
-  else if constexpr (O == origin::host) return false;
-  else return tracing();
+  if constexpr (O == origin::symbolic)
+    return true;
+  else if constexpr (O == origin::host)
+    return false;
+  else
+    return tracing();
 }
 
 }  // namespace dsl
@@ -42,8 +45,10 @@ PARLOOP_INLINE auto let(std::string_view name, const V& v) {
       return local::traced(b.let(name, scalar_of<R>(), value));
     }
   }
-  if constexpr (o != dsl::origin::symbolic) return local::host(static_cast<R>(n.eval()));
-  else throw trace_error("a traced value was used outside of its kernel trace");
+  if constexpr (o != dsl::origin::symbolic)
+    return local::host(static_cast<R>(n.eval()));
+  else
+    throw trace_error("a traced value was used outside of its kernel trace");
 }
 template <class T = void, dsl::operand V>
 PARLOOP_INLINE auto let(const V& v) {
@@ -57,15 +62,17 @@ PARLOOP_INLINE auto select(const C& c, const A& a, const B& b) {
     return c ? static_cast<std::common_type_t<A, B>>(a) : static_cast<std::common_type_t<A, B>>(b);
   } else {
     return dsl::select_node<dsl::node_t<C>, dsl::node_t<A>, dsl::node_t<B>>(dsl::as_node(c), dsl::as_node(a),
-                                                                          dsl::as_node(b));
+                                                                            dsl::as_node(b));
   }
 }
 
 // An explicit conversion, as static_cast<T>.
 template <class T, dsl::operand A>
 PARLOOP_INLINE auto cast(const A& a) {
-  if constexpr (std::is_arithmetic_v<A>) return static_cast<T>(a);
-  else return dsl::cast_node<T, dsl::node_t<A>>(dsl::as_node(a));
+  if constexpr (std::is_arithmetic_v<A>)
+    return static_cast<T>(a);
+  else
+    return dsl::cast_node<T, dsl::node_t<A>>(dsl::as_node(a));
 }
 
 // The result of pl::if_: chains else_if_ and else_.
@@ -133,8 +140,10 @@ PARLOOP_INLINE if_chain if_chain::else_if_(const C& c, F&& body) const {
     ir::builder& b = dsl::recorder();
     b.begin_else(stmt_);
     if_chain inner = [&] {
-      if constexpr (std::is_arithmetic_v<C>) return if_(dsl::as_node(static_cast<bool>(c)), std::forward<F>(body));
-      else return if_(c, std::forward<F>(body));
+      if constexpr (std::is_arithmetic_v<C>)
+        return if_(dsl::as_node(static_cast<bool>(c)), std::forward<F>(body));
+      else
+        return if_(c, std::forward<F>(body));
     }();
     b.end_block();
     return inner;

@@ -212,8 +212,10 @@ template <class X, access M>
 constexpr bool is_reduction_target() {
   if constexpr (node_like<X>) {
     using N = node_t<X>;
-    if constexpr (element_traits<N>::value) return element_traits<N>::mode == M;
-    else return false;
+    if constexpr (element_traits<N>::value)
+      return element_traits<N>::mode == M;
+    else
+      return false;
   } else {
     return false;
   }

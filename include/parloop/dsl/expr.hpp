@@ -18,13 +18,11 @@ namespace parloop::dsl {
 enum class origin : std::uint8_t { neutral, host, symbolic };
 
 constexpr origin combine(origin a, origin b) { return a == origin::neutral ? b : a; }
-constexpr bool compatible(origin a, origin b) {
-  return a == origin::neutral || b == origin::neutral || a == b;
-}
+constexpr bool compatible(origin a, origin b) { return a == origin::neutral || b == origin::neutral || a == b; }
 
 struct node_base {};
 
-#define PARLOOP_MSG_NOT_A_NUMBER                                                                              \
+#define PARLOOP_MSG_NOT_A_NUMBER                                                                                   \
   "parloop: a kernel value is not a C++ number (double t = q * 2.0; a pl::for_ body taking int i; std::sqrt(q)): " \
   "keep it a kernel value -- auto t = pl::let(\"t\", q * 2.0); pl::for_(0, n, [&](auto i) { ... }); pl::sqrt(q) "  \
   "or sqrt(q), pl::min, pl::max"
@@ -52,21 +50,28 @@ struct expr : node_base {
     return 0.0;
   }
   template <std::integral I>
-    requires(!std::is_same_v<I, bool>)
-  operator I() const {
+  requires(!std::is_same_v<I, bool>) operator I() const {
     static_assert(parloop::detail::dependent_false<I>, PARLOOP_MSG_NOT_A_NUMBER);
     return 0;
   }
 
   // A formula is recomputed where it is used; it has no value to update.
   template <class V>
-  Derived& operator+=(const V&) { return not_a_variable<V>(); }
+  Derived& operator+=(const V&) {
+    return not_a_variable<V>();
+  }
   template <class V>
-  Derived& operator-=(const V&) { return not_a_variable<V>(); }
+  Derived& operator-=(const V&) {
+    return not_a_variable<V>();
+  }
   template <class V>
-  Derived& operator*=(const V&) { return not_a_variable<V>(); }
+  Derived& operator*=(const V&) {
+    return not_a_variable<V>();
+  }
   template <class V>
-  Derived& operator/=(const V&) { return not_a_variable<V>(); }
+  Derived& operator/=(const V&) {
+    return not_a_variable<V>();
+  }
 
  private:
   template <class V>
@@ -97,8 +102,10 @@ struct literal : expr<literal<T>> {
   PARLOOP_INLINE explicit literal(T v) : value(v) {}
   PARLOOP_INLINE T eval() const { return value; }
   ir::id lower(ir::builder& b) const {
-    if constexpr (is_floating(scalar)) return b.literal_float(scalar, static_cast<double>(value));
-    else return b.literal_int(scalar, static_cast<std::int64_t>(value));
+    if constexpr (is_floating(scalar))
+      return b.literal_float(scalar, static_cast<double>(value));
+    else
+      return b.literal_int(scalar, static_cast<std::int64_t>(value));
   }
 };
 
@@ -106,9 +113,12 @@ struct literal : expr<literal<T>> {
 // in C++); a node becomes what it is stored as.
 template <operand X>
 PARLOOP_INLINE auto as_node(const X& x) {
-  if constexpr (std::is_same_v<X, bool>) return literal<bool>(x);
-  else if constexpr (std::is_arithmetic_v<X>) return literal<decltype(+x)>(+x);
-  else return typename X::node_type(x);
+  if constexpr (std::is_same_v<X, bool>)
+    return literal<bool>(x);
+  else if constexpr (std::is_arithmetic_v<X>)
+    return literal<decltype(+x)>(+x);
+  else
+    return typename X::node_type(x);
 }
 
 template <class X>

@@ -37,8 +37,9 @@ struct layer_node : expr<layer_node> {
 
   int eval() const {
     if (host_layer < 0) {
-      throw trace_error("pl::layer() is the layer of the cell being run in a loop over an extruded set, and this loop "
-                        "is over a set that is not extruded");
+      throw trace_error(
+          "pl::layer() is the layer of the cell being run in a loop over an extruded set, and this loop "
+          "is over a set that is not extruded");
     }
     return static_cast<int>(host_layer);
   }

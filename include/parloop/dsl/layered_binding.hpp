@@ -91,7 +91,8 @@ class layered_binding<Pos, arg<T, Dim, Mode, arg_kind::whole_map>> {
         arity_(a.map->layered && facets ? 2 * per_column_ : per_column_) {}
   PARLOOP_INLINE auto at(index_t c, index_t l) const {
     const index_t* row_of = map_ + std::ptrdiff_t{c} * per_column_;
-    return table<host_layered_table_cursor<T, Dim>, Mode, Pos, Dim>({data_, row_of, per_column_, l * per_layer_, arity_});
+    return table<host_layered_table_cursor<T, Dim>, Mode, Pos, Dim>(
+        {data_, row_of, per_column_, l * per_layer_, arity_});
   }
   void finish() {}
 
@@ -117,9 +118,11 @@ class layered_binding<Pos, arg<T, Dim, Mode, arg_kind::global>> {
 // Makes argument Pos's binding: only a whole map's needs to know whether the loop runs facets.
 template <std::size_t Pos, class T, int Dim, access Mode, arg_kind Kind>
 layered_binding<Pos, arg<T, Dim, Mode, Kind>> bind_layered(const arg<T, Dim, Mode, Kind>& a, std::byte* partial,
-                                                          const Set& over, bool facets) {
-  if constexpr (Kind == arg_kind::whole_map) return {a, partial, over, facets};
-  else return {a, partial, over};
+                                                           const Set& over, bool facets) {
+  if constexpr (Kind == arg_kind::whole_map)
+    return {a, partial, over, facets};
+  else
+    return {a, partial, over};
 }
 
 }  // namespace parloop::dsl

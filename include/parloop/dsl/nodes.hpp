@@ -54,9 +54,12 @@ struct binary : expr<binary<O, A, B>> {
   PARLOOP_INLINE binary(A x, B y) : a(std::move(x)), b(std::move(y)) {}
   PARLOOP_INLINE value_type eval() const {
     // && and || skip their right operand as in C, so a guard like `i < n && q[i] > 0` holds.
-    if constexpr (O == ir::op::logical_and) return a.eval() && b.eval();
-    else if constexpr (O == ir::op::logical_or) return a.eval() || b.eval();
-    else return apply<O>(a.eval(), b.eval());
+    if constexpr (O == ir::op::logical_and)
+      return a.eval() && b.eval();
+    else if constexpr (O == ir::op::logical_or)
+      return a.eval() || b.eval();
+    else
+      return apply<O>(a.eval(), b.eval());
   }
   ir::id lower(ir::builder& bld) const {
     const ir::id x = a.lower(bld);
@@ -77,7 +80,9 @@ struct select_node : expr<select_node<C, A, B>> {
 
   PARLOOP_INLINE select_node(C cond, A x, B y) : c(std::move(cond)), a(std::move(x)), b(std::move(y)) {}
   // Only the chosen operand is evaluated, as with C's ?:.
-  PARLOOP_INLINE value_type eval() const { return c.eval() ? static_cast<value_type>(a.eval()) : static_cast<value_type>(b.eval()); }
+  PARLOOP_INLINE value_type eval() const {
+    return c.eval() ? static_cast<value_type>(a.eval()) : static_cast<value_type>(b.eval());
+  }
   ir::id lower(ir::builder& bld) const {
     const ir::id cond = c.lower(bld);
     const ir::id x = a.lower(bld);

@@ -32,8 +32,8 @@ inline void params_of(std::span<const parloop::detail::arg_view> views, std::spa
   for (std::size_t i = 0; i < views.size(); ++i) {
     const parloop::detail::arg_view& v = views[i];
     const bool mapped = through_map(v.kind);
-    const bool layered = extruded != nullptr && (mapped ? v.map->layered
-                                                        : v.kind == arg_kind::direct && *v.owner->set == *extruded);
+    const bool layered =
+        extruded != nullptr && (mapped ? v.map->layered : v.kind == arg_kind::direct && *v.owner->set == *extruded);
     out[i] = {v.type,
               v.dim,
               v.mode,

@@ -33,7 +33,7 @@ inline constexpr bool not_fraction_into_integer_increment =
 // One place for the messages, so host and traced kernels fail the same way.
 #define PARLOOP_MSG_READ_ONLY "parloop: cannot write to an argument declared pl::READ"
 #define PARLOOP_MSG_INC_UPDATE "parloop: an argument declared pl::INC only takes += and -="
-#define PARLOOP_MSG_INC_FRACTION                                                                           \
+#define PARLOOP_MSG_INC_FRACTION                                                                             \
   "parloop: an integer argument declared pl::INC takes integers (a fraction is dropped at different points " \
   "on the host and on a device): write x += pl::cast<T>(v)"
 #define PARLOOP_MSG_INC_READ "parloop: an argument declared pl::INC cannot be read: it only takes += and -="

@@ -81,9 +81,12 @@ class condition_value {
     value_t l = logical_and();
     while (take("||")) {
       const value_t r = logical_and();
-      if ((l.known && l.number != 0) || (r.known && r.number != 0)) l = {true, 1};
-      else if (!l.known || !r.known) l = unknown();
-      else l = {true, 0};
+      if ((l.known && l.number != 0) || (r.known && r.number != 0))
+        l = {true, 1};
+      else if (!l.known || !r.known)
+        l = unknown();
+      else
+        l = {true, 0};
     }
     return l;
   }
@@ -91,16 +94,19 @@ class condition_value {
     value_t l = binary(0);
     while (take("&&")) {
       const value_t r = binary(0);
-      if ((l.known && l.number == 0) || (r.known && r.number == 0)) l = {true, 0};
-      else if (!l.known || !r.known) l = unknown();
-      else l = {true, 1};
+      if ((l.known && l.number == 0) || (r.known && r.number == 0))
+        l = {true, 0};
+      else if (!l.known || !r.known)
+        l = unknown();
+      else
+        l = {true, 1};
     }
     return l;
   }
   // The binary operators below && by precedence, loosest first.
   value_t binary(int level) {
-    static constexpr std::string_view levels[][4] = {{"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"},
-                                                     {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
+    static constexpr std::string_view levels[][4] = {
+        {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<=", ">=", "<", ">"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
     constexpr int count = static_cast<int>(std::size(levels));
     if (level == count) return unary();
     value_t l = binary(level + 1);
@@ -215,7 +221,8 @@ class condition_value {
     while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) != 0)) ++end;
     std::string digits(text_.substr(at_, end - at_));
     at_ = end;
-    while (!digits.empty() && (digits.back() == 'u' || digits.back() == 'U' || digits.back() == 'l' || digits.back() == 'L')) {
+    while (!digits.empty() &&
+           (digits.back() == 'u' || digits.back() == 'U' || digits.back() == 'l' || digits.back() == 'L')) {
       digits.pop_back();
     }
     const int base = digits.size() > 1 && digits[0] == '0' ? (digits[1] == 'x' || digits[1] == 'X' ? 16 : 8) : 10;
@@ -227,7 +234,9 @@ class condition_value {
     unsigned long long v = 0;
     for (std::size_t i = first; i < digits.size(); ++i) {
       const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(digits[i])));
-      const int d = std::isdigit(static_cast<unsigned char>(c)) != 0 ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 99;
+      const int d = std::isdigit(static_cast<unsigned char>(c)) != 0 ? c - '0'
+                    : c >= 'a' && c <= 'f'                           ? c - 'a' + 10
+                                                                     : 99;
       if (d >= base) {
         ok_ = false;
         return unknown();

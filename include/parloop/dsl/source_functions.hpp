@@ -70,9 +70,9 @@ inline std::string code_only(std::string_view text, std::vector<source_definitio
       const std::size_t end = close == std::string_view::npos ? text.size() : close + 2;
       blank(i, end);
       i = end;
-    } else if (c == 'R' && i + 1 < text.size() && text[i + 1] == '"' && (i == 0 || !is_name_char(text[i - 1]) ||
-                                                                          text[i - 1] == '8' || text[i - 1] == 'u' ||
-                                                                          text[i - 1] == 'U' || text[i - 1] == 'L')) {
+    } else if (c == 'R' && i + 1 < text.size() && text[i + 1] == '"' &&
+               (i == 0 || !is_name_char(text[i - 1]) || text[i - 1] == '8' || text[i - 1] == 'u' ||
+                text[i - 1] == 'U' || text[i - 1] == 'L')) {
       // A C++ raw string: R"delimiter( ... )delimiter".
       const std::size_t open = text.find('(', i + 2);
       const std::string close =
@@ -101,7 +101,7 @@ inline std::string code_only(std::string_view text, std::vector<source_definitio
 // The functions defined in `code` (as code_only gives it) at file scope, in order.
 inline std::vector<source_definition> function_definitions(std::string_view code) {
   std::vector<source_definition> found;
-  std::vector<bool> open;  // each open brace: whether it is a namespace's or extern "C"'s
+  std::vector<bool> open;     // each open brace: whether it is a namespace's or extern "C"'s
   std::size_t statement = 0;  // where the declaration being read began
   const auto skip_back = [&](std::size_t at) {
     while (at > 0 && std::isspace(static_cast<unsigned char>(code[at - 1])) != 0) --at;

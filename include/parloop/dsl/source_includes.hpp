@@ -127,8 +127,8 @@ class include_resolver {
 
   // `text`, named `where` in messages and #line directives, with every #include replaced by its
   // file's text; `folder` is where the text's own file lies (none for the kernel's source).
-  std::string expand(const std::string& text, const std::string& where, const std::optional<std::filesystem::path>& folder,
-                     int depth) {
+  std::string expand(const std::string& text, const std::string& where,
+                     const std::optional<std::filesystem::path>& folder, int depth) {
     std::string out;
     std::istringstream lines(text);
     std::string line;
@@ -149,9 +149,12 @@ class include_resolver {
       // second inclusion's #include lines unread; a branch for the other device keeps its own.
       const truth reached = conditions.reached();
       if (d->first == "define" || d->first == "undef") {
-        if (reached == truth::unknown) macros_.forget(d->second);
-        else if (reached == truth::yes && d->first == "define") macros_.define(d->second);
-        else if (reached == truth::yes) macros_.undefine(d->second);
+        if (reached == truth::unknown)
+          macros_.forget(d->second);
+        else if (reached == truth::yes && d->first == "define")
+          macros_.define(d->second);
+        else if (reached == truth::yes)
+          macros_.undefine(d->second);
       }
       if (d->first == "pragma" && d->second.starts_with("once") && reached != truth::no) {
         once_.insert(where);
@@ -179,9 +182,10 @@ class include_resolver {
       const std::filesystem::path& file = *found;
       const std::string name = file.string();
       if (depth >= max_depth) {
-        throw argument_error(fmt::format("kernel_from_source '{}': {} line {}: includes nest deeper than {} (does a "
-                                         "header include itself without a guard?)",
-                                         kernel_, where, number, max_depth));
+        throw argument_error(
+            fmt::format("kernel_from_source '{}': {} line {}: includes nest deeper than {} (does a "
+                        "header include itself without a guard?)",
+                        kernel_, where, number, max_depth));
       }
       // Marked by comments, not #line: a compile error lists the text the compiler saw.
       out += fmt::format("// {} line {}: {}\n", where, number, line);
@@ -219,15 +223,17 @@ class include_resolver {
     const std::size_t end = rest.find(close, 1);
     if ((open != '"' && open != '<') || end == std::string_view::npos || end == 1) {
       if (!needed) return std::nullopt;
-      throw argument_error(fmt::format("kernel_from_source '{}': {} line {}: '#include {}' is not #include \"file\" "
-                                       "or #include <file>",
-                                       kernel_, where, number, rest));
+      throw argument_error(
+          fmt::format("kernel_from_source '{}': {} line {}: '#include {}' is not #include \"file\" "
+                      "or #include <file>",
+                      kernel_, where, number, rest));
     }
     const std::filesystem::path wanted(rest.substr(1, end - 1));
     // An absolute name as it is; a quoted one beside the file that includes it, then in the
     // folders; an angled one in the folders.
-    const std::optional<std::filesystem::path> first =
-        wanted.is_absolute() ? std::optional(wanted) : open == '"' && folder ? std::optional(*folder / wanted) : std::nullopt;
+    const std::optional<std::filesystem::path> first = wanted.is_absolute()    ? std::optional(wanted)
+                                                       : open == '"' && folder ? std::optional(*folder / wanted)
+                                                                               : std::nullopt;
     if (first) {
       if (auto found = source_file(*first)) return std::filesystem::path(*found);
     }
@@ -237,8 +243,8 @@ class include_resolver {
     if (!needed) return std::nullopt;
     std::string searched;
     for (const auto& f : path_.folders) searched += fmt::format(" '{}'", f.string());
-    throw argument_error(fmt::format("kernel_from_source '{}': {} line {} includes {}, which {}", kernel_, where, number,
-                                     rest.substr(0, end + 1),
+    throw argument_error(fmt::format("kernel_from_source '{}': {} line {} includes {}, which {}", kernel_, where,
+                                     number, rest.substr(0, end + 1),
                                      path_.folders.empty() && !wanted.is_absolute()
                                          ? "no folder is named to find: give them, pl::include_path{\"folder\", ...}"
                                          : "is not found in the folders named:" + searched));

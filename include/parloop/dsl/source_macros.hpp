@@ -27,7 +27,8 @@ class macro_table {
     if (end == 0) return;
     const std::string name(rest.substr(0, end));
     // A function-like macro's body takes arguments, which #if cannot give it.
-    macros_[name] = end < rest.size() && rest[end] == '(' ? entry{true, false, {}} : entry{true, true, trim(rest.substr(end))};
+    macros_[name] =
+        end < rest.size() && rest[end] == '(' ? entry{true, false, {}} : entry{true, true, trim(rest.substr(end))};
   }
   void undefine(std::string_view rest) { set(rest, entry{false, true, {}}); }
   // Defined or undefined in a branch the resolver could not decide.
@@ -64,7 +65,8 @@ class macro_table {
   }
   // Names reserved to the implementation: what a device compiler may define itself.
   static bool reserved(std::string_view name) {
-    return name.size() >= 2 && name[0] == '_' && (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])) != 0);
+    return name.size() >= 2 && name[0] == '_' &&
+           (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])) != 0);
   }
   static std::string trim(std::string_view s) {
     // A comment ends the body as far as #if is concerned.
@@ -76,6 +78,5 @@ class macro_table {
 
   std::map<std::string, entry> macros_;
 };
-
 
 }  // namespace parloop::detail

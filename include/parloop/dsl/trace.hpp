@@ -19,8 +19,8 @@ namespace parloop::dsl {
 
 // The IR parameters of a par_loop's arguments, in order (dsl/params.hpp).
 template <class... Args>
-  requires(parloop::detail::is_loop_arg<Args> && ...)
-std::array<ir::param, sizeof...(Args)> params_of(const Args&... args) {
+requires(parloop::detail::is_loop_arg<Args>&&...) std::array<ir::param, sizeof...(Args)> params_of(
+    const Args&... args) {
   const std::array<parloop::detail::arg_view, sizeof...(Args)> views{parloop::detail::view_of(args)...};
   std::array<ir::param, sizeof...(Args)> params{};
   params_of(std::span<const parloop::detail::arg_view>(views), std::span<ir::param>(params));

@@ -75,8 +75,10 @@ class var : public expr<var<T, Where>> {
   }
 
   PARLOOP_INLINE bool traced() const {
-    if constexpr (Where == origin::host) return false;
-    else return local_ != ir::no_id;
+    if constexpr (Where == origin::host)
+      return false;
+    else
+      return local_ != ir::no_id;
   }
   // Loop variables advance on the host without a statement.
   PARLOOP_INLINE void set_host_value(T v) { value_ = v; }
@@ -98,14 +100,18 @@ class var : public expr<var<T, Where>> {
         ir::builder& b = recorder();
         const ir::id value = n.lower(b);
         const ir::id target = b.local_ref(local_);
-        if (Compound) b.update(O, target, value);
-        else b.assign(target, value);
+        if (Compound)
+          b.update(O, target, value);
+        else
+          b.assign(target, value);
         return *this;
       }
     } else {
       if constexpr (o != origin::symbolic) {
-        if constexpr (Compound) value_ = static_cast<T>(apply<O>(value_, n.eval()));
-        else value_ = static_cast<T>(n.eval());
+        if constexpr (Compound)
+          value_ = static_cast<T>(apply<O>(value_, n.eval()));
+        else
+          value_ = static_cast<T>(n.eval());
         return *this;
       }
     }

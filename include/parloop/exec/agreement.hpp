@@ -13,8 +13,8 @@
 
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
-#include "parloop/cache/log.hpp"
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/log.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/distribution.hpp"
 #include "parloop/error.hpp"
@@ -102,14 +102,14 @@ inline std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, 
     try {
       std::unique_ptr<launcher> loaded = device.load(*got.record);
       stats.received.fetch_add(1);
-      if (cache::log_info()) cache::log("received kernel '{}' from rank {}", name, holder);
+      if (log_info()) log_line("received kernel '{}' from rank {}", name, holder);
       if (disk != nullptr) disk->store(material, key, *got.record);
       return loaded;
     } catch (const error&) {
       // This device refuses the binary: compiled here instead.
     }
-  } else if (cache::log_info()) {
-    cache::log("kernel '{}' from rank {} is not for this device ({}): compiling it here", name, holder, got.problem);
+  } else if (log_info()) {
+    log_line("kernel '{}' from rank {} is not for this device ({}): compiling it here", name, holder, got.problem);
   }
   return compile(device, source, name, stats);
 }

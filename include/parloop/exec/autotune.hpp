@@ -25,7 +25,7 @@
 
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
-#include "parloop/cache/log.hpp"
+#include "parloop/exec/log.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/arg.hpp"
@@ -67,7 +67,7 @@ inline loop_launch time_candidates(device_backend& device, kernel_cache& kernels
     device.synchronize();
     return nanoseconds_since(start);
   };
-  const bool said = cache::log_info();
+  const bool said = log_info();
   std::optional<loop_launch> best;
   std::uint64_t best_ns = std::numeric_limits<std::uint64_t>::max();
   std::exception_ptr first_refusal;
@@ -89,15 +89,15 @@ inline loop_launch time_candidates(device_backend& device, kernel_cache& kernels
         // A candidate this device or loop cannot take (a plan's staged increments past its local
         // memory) is passed over; what every candidate finds wrong is the loop's error.
         if (said) {
-          cache::log("autotuning '{}': {} {} refused: {}", entry.ir->name, to_string(l.launch), to_string(l.writes),
-                     e.message());
+          log_line("autotuning '{}': {} {} refused: {}", entry.ir->name, to_string(l.launch), to_string(l.writes),
+                   e.message());
         }
         if (!first_refusal) first_refusal = std::current_exception();
         continue;
       }
       if (said) {
-        cache::log("autotuning '{}': {} {}: {:.1f} us", entry.ir->name, to_string(l.launch), to_string(l.writes),
-                   static_cast<double>(ns) * 1e-3);
+        log_line("autotuning '{}': {} {}: {:.1f} us", entry.ir->name, to_string(l.launch), to_string(l.writes),
+                 static_cast<double>(ns) * 1e-3);
       }
       if (ns < best_ns) {
         best_ns = ns;
@@ -134,9 +134,9 @@ inline loop_launch choose_launch(device_backend& device, kernel_cache& kernels, 
     if (record && record->format == cache::binary_format::launch_choice) {
       const std::optional<loop_launch> stored = choice_from_bytes(record->binary);
       if (stored && std::find(candidates.begin(), candidates.end(), *stored) != candidates.end()) {
-        if (cache::log_info()) {
-          cache::log("autotuning '{}' for {}: {} {}, as the disk cache keeps it", entry.ir->name,
-                     size_class_lengths(size), to_string(stored->launch), to_string(stored->writes));
+        if (log_info()) {
+          log_line("autotuning '{}' for {}: {} {}, as the disk cache keeps it", entry.ir->name,
+                   size_class_lengths(size), to_string(stored->launch), to_string(stored->writes));
         }
         return *stored;
       }
@@ -147,9 +147,9 @@ inline loop_launch choose_launch(device_backend& device, kernel_cache& kernels, 
     return time_candidates(device, kernels, entry, candidates, r, views);
   }();
   kernels.count_tuning();
-  if (cache::log_info()) {
-    cache::log("autotuned '{}' on {} for {}: {} {}", entry.ir->name, device.describe(), size_class_lengths(size),
-               to_string(best.launch), to_string(best.writes));
+  if (log_info()) {
+    log_line("autotuned '{}' on {} for {}: {} {}", entry.ir->name, device.describe(), size_class_lengths(size),
+             to_string(best.launch), to_string(best.writes));
   }
   if (disk != nullptr) {
     kernels.keep_on_disk(entry, device, best);
@@ -165,7 +165,7 @@ inline loop_launch autotuned(device_backend& device, kernel_cache& kernels, sign
                              const loop_launch& fallback, range r, std::span<const arg_view> views) {
   if (r.end <= r.start) return fallback;
   return kernels.tuned(entry, device.id(), tuning_key{0, size_class(r.end - r.start)},
-                     [&] { return choose_launch(device, kernels, entry, r, views); });
+                       [&] { return choose_launch(device, kernels, entry, r, views); });
 }
 
 }  // namespace parloop::detail

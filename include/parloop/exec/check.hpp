@@ -61,7 +61,8 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
     }
     return fmt::format("par_loop '{}' over '{}', argument {}", kernel, set.name(), pos);
   };
-  const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
+  const std::span<const index_t> elements =
+      over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
   const loop_rows run{r.start, r.end, elements, over != nullptr ? over->id : 0};
   const array_base& data = *a.owner;
   if (!(data.runtime == set.runtime())) {
@@ -70,10 +71,11 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
   if (a.kind == arg_kind::global) return;
   // A loop over a set that is not distributed has no halo to bring the values of one that is.
   if ((set.distribution() == nullptr) != (data.set->distribution() == nullptr)) {
-    throw argument_error(fmt::format("{}: dat '{}' is on set '{}', which is {}distributed over ranks, and the loop's "
-                                     "set '{}' is {}",
-                                     where(), data.name, data.set->name(), set.distribution() == nullptr ? "" : "not ",
-                                     set.name(), set.distribution() == nullptr ? "not" : "distributed"));
+    throw argument_error(
+        fmt::format("{}: dat '{}' is on set '{}', which is {}distributed over ranks, and the loop's "
+                    "set '{}' is {}",
+                    where(), data.name, data.set->name(), set.distribution() == nullptr ? "" : "not ", set.name(),
+                    set.distribution() == nullptr ? "not" : "distributed"));
   }
   // Over an extruded set, the base set's dats and maps are the column's.
   const bool on_base = x.layers > 0 && &data.set->state() == set.state().base.get();
@@ -85,10 +87,11 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
                                        x.layers > 0 ? fmt::format(" or its base '{}'", set.state().base->name) : ""));
     }
     if (x.facets) {
-      throw argument_error(fmt::format("{}: dat '{}' is on the extruded set, and a facet has a cell on either side: "
-                                       "reach them through pl::extrude(cells, cells, {{0}}), whose slots are the cell "
-                                       "below and the cell above",
-                                       where(), data.name));
+      throw argument_error(
+          fmt::format("{}: dat '{}' is on the extruded set, and a facet has a cell on either side: "
+                      "reach them through pl::extrude(cells, cells, {{0}}), whose slots are the cell "
+                      "below and the cell above",
+                      where(), data.name));
     }
     return;
   }
@@ -99,9 +102,10 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
         fmt::format("{}: map '{}' maps from set '{}', not from the iteration set", where(), m.name, m.from.name()));
   }
   if (x.layers > 0 && m.from == set && !m.layered) {
-    throw argument_error(fmt::format("{}: map '{}' has a row for each entity of extruded set '{}'; a loop over it "
-                                     "takes maps made by pl::extrude (a row per column) or maps from its base",
-                                     where(), m.name, set.name()));
+    throw argument_error(
+        fmt::format("{}: map '{}' has a row for each entity of extruded set '{}'; a loop over it "
+                    "takes maps made by pl::extrude (a row per column) or maps from its base",
+                    where(), m.name, set.name()));
   }
   if (!(m.to == *data.set)) {
     throw argument_error(fmt::format("{}: map '{}' maps to set '{}', but dat '{}' is on set '{}'", where(), m.name,
@@ -109,9 +113,10 @@ inline void check_arg(const std::string& kernel, const Set& set, range r, std::s
   }
   const index_t last = elements.empty() || r.end == r.start ? r.end : elements[static_cast<std::size_t>(r.end) - 1] + 1;
   if (last > m.rows) {
-    throw argument_error(fmt::format("{}: map '{}' has values for the first {} elements of '{}' (those this rank "
-                                     "executes), not for [{}, {})",
-                                     where(), m.name, m.rows, set.name(), r.start, last));
+    throw argument_error(
+        fmt::format("{}: map '{}' has values for the first {} elements of '{}' (those this rank "
+                    "executes), not for [{}, {})",
+                    where(), m.name, m.rows, set.name(), r.start, last));
   }
   // Over interior facets, a layered map has the slots of the cell below, then the cell above's.
   const int slots = m.arity * (x.facets && m.layered ? 2 : 1);
@@ -146,8 +151,8 @@ inline void check_loop(const std::string& kernel, const Set& set, range r, std::
                                        : set.size();
   if (r.start < 0 || r.start > r.end || r.end > size) {
     throw argument_error(fmt::format("par_loop '{}': range [{}, {}) is not within {} '{}' of size {}", kernel, r.start,
-                                     r.end, over != nullptr ? "subset" : "set", over != nullptr ? over->name : set.name(),
-                                     size));
+                                     r.end, over != nullptr ? "subset" : "set",
+                                     over != nullptr ? over->name : set.name(), size));
   }
   for (std::size_t pos = 0; pos < args.size(); ++pos) check_arg(kernel, set, r, pos, args[pos], over, x, run_of);
 }

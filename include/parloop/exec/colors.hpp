@@ -55,7 +55,8 @@ inline void add_combined(const arg_view& a, combined_args& out) {
   // Over an extruded set's interior facets, slot arity + j is slot j of the cell above.
   const int slot = a.slot % m.arity;
   out.maps[out.count] = &m;
-  out.through[out.count++] = {m.colour_targets(), m.arity, whole ? 0 : slot, whole ? m.arity - 1 : slot,
+  out.through[out.count++] = {m.colour_targets(),      m.arity,
+                              whole ? 0 : slot,        whole ? m.arity - 1 : slot,
                               static_cast<int>(space), m.colour_target_count()};
   if (!combines_through_map(a)) return;
   const std::pair<const void*, access> key{a.owner, a.mode};
@@ -91,15 +92,17 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   combined_args c;
   for (const arg_view& a : args) add_combined(a, c);
   if (kind == kept_kind::plan && c.widest > 64) {
-    throw argument_error(fmt::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
-                                     "this loop combines through one of arity {}: use conflicts::colors or atomics",
-                                     kernel, c.widest));
+    throw argument_error(
+        fmt::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
+                    "this loop combines through one of arity {}: use conflicts::colors or atomics",
+                    kernel, c.widest));
   }
   const std::span<const combined_targets> through(c.through.data(), c.count);
   const std::span<const staged_group> groups(c.groups.data(), kind == kept_kind::plan ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
   const std::uint64_t subset = over != nullptr ? over->id : 0;
-  const std::span<const index_t> elements = over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
+  const std::span<const index_t> elements =
+      over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
   for (map_state::kept_coloring& k : keeper.colorings) {
     if (k.start != r.start || k.end != r.end || k.block != block || (k.plan != nullptr) != (kind == kept_kind::plan) ||
         k.through.size() != c.count || k.groups.size() != groups.size() || k.subset != subset) {
@@ -122,7 +125,9 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   switch (kind) {
     case kept_kind::element_colors: made.colors = color_elements(r.start, r.end, through, transfers, elements); break;
     case kept_kind::plan: made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers); break;
-    case kept_kind::block_colors: made.colors = color_blocks(r.start, r.end, block, through, transfers, elements); break;
+    case kept_kind::block_colors:
+      made.colors = color_blocks(r.start, r.end, block, through, transfers, elements);
+      break;
   }
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
   // Those whose other maps have gone can never be found again.

@@ -26,9 +26,10 @@ const auto& copy_kernel() {
 template <class T, int Dim>
 void check_copy(const Dat<T, Dim>& from, const Dat<T, Dim>& to) {
   if (!(from.set() == to.set())) {
-    throw argument_error(fmt::format("pl::copy: dat '{}' is on set '{}' and dat '{}' on set '{}': a copy is between "
-                                     "dats of one set",
-                                     from.name(), from.set().name(), to.name(), to.set().name()));
+    throw argument_error(
+        fmt::format("pl::copy: dat '{}' is on set '{}' and dat '{}' on set '{}': a copy is between "
+                    "dats of one set",
+                    from.name(), from.set().name(), to.name(), to.set().name()));
   }
 }
 }  // namespace detail

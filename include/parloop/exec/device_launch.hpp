@@ -44,7 +44,8 @@ inline void enqueue_range(device_backend& device, launcher& l, std::int64_t grou
       case codegen::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->array.buffer(); break;
       case codegen::buffer_role::partials: {
         const arg_view& v = views[static_cast<std::size_t>(b.position)];
-        const std::size_t bytes = static_cast<std::size_t>(groups) * static_cast<std::size_t>(v.dim) * scalar_bytes(v.type);
+        const std::size_t bytes =
+            static_cast<std::size_t>(groups) * static_cast<std::size_t>(v.dim) * scalar_bytes(v.type);
         bound = &device.scratch().partials(device, n_partials++, bytes);
         break;
       }
@@ -89,8 +90,9 @@ inline void enqueue_loop(device_backend& device, launcher& l, range r, std::span
 // says, with the arguments `views`. Over a subset (`over`), r is positions in its elements: the
 // kernel reaches them through its order, as a coloured loop's does, so the loop runs as coloured
 // (one launch over the subset's elements where nothing combines through a map).
-inline void launch_on_device(device_backend& device, kernel_cache& kernels, signature_entry& entry, const loop_launch& how,
-                             range r, std::span<const arg_view> views, subset_state* over = nullptr) {
+inline void launch_on_device(device_backend& device, kernel_cache& kernels, signature_entry& entry,
+                             const loop_launch& how, range r, std::span<const arg_view> views,
+                             subset_state* over = nullptr) {
   const strategy& s = how.launch;
   // How writes are kept apart matters only to a loop whose elements can meet at a target.
   // A loop over an extruded set keeps its columns apart by atomics or colours: a two-level plan
@@ -99,10 +101,10 @@ inline void launch_on_device(device_backend& device, kernel_cache& kernels, sign
   // An RW or WRITE whose elements meet at a target runs them one at a time: only colours do
   // (atomics store a copy back whole; a two-level plan runs a block's elements at once).
   const bool ordered = std::any_of(views.begin(), views.end(), [](const arg_view& v) { return needs_order(v); });
-  const conflicts writes = over != nullptr || ordered                  ? conflicts::colors
-                           : !codegen::combines_through_maps(*entry.ir) ? conflicts::atomics
+  const conflicts writes = over != nullptr || ordered                    ? conflicts::colors
+                           : !codegen::combines_through_maps(*entry.ir)  ? conflicts::atomics
                            : extruded && how.writes == conflicts::blocks ? conflicts::colors
-                                                                       : how.writes;
+                                                                         : how.writes;
   // The launches: the range itself, or, coloured, each colour's positions in the order (of
   // elements, or of a plan's blocks). Made before the kernel, so that a loop no plan can hold is
   // refused before anything is compiled.

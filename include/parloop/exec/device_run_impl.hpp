@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "parloop/cache/log.hpp"
+#include "parloop/exec/log.hpp"
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/autotune.hpp"
@@ -29,9 +29,9 @@ PARLOOP_FUNC void run_on_device(device_backend& device, kernel_cache& kernels, s
   launch_on_device(device, kernels, entry, launch, r, views, over);
 }
 
-PARLOOP_FUNC loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device, kernel_cache& kernels,
-                                        signature_entry& entry, const loop_launch& fallback, range r,
-                                        std::span<const arg_view> views) {
+PARLOOP_FUNC loop_launch autotuned_over(rank_link& link, index_t global_size, device_backend& device,
+                                        kernel_cache& kernels, signature_entry& entry, const loop_launch& fallback,
+                                        range r, std::span<const arg_view> views) {
   return kernels.tuned(entry, device.id(), tuning_key{link.id, size_class(global_size)}, [&] {
     std::string bytes;
     if (link.rank() == 0) {
@@ -54,11 +54,12 @@ PARLOOP_FUNC loop_launch autotuned_over(rank_link& link, index_t global_size, de
     const std::optional<loop_launch> chosen =
         bytes.empty() ? std::nullopt : choice_from_bytes(std::vector<unsigned char>(bytes.begin(), bytes.end()));
     if (!chosen) {
-      throw error(fmt::format("autotuning '{}': rank 0 could not choose a launch (its error says why)", entry.ir->name));
+      throw error(
+          fmt::format("autotuning '{}': rank 0 could not choose a launch (its error says why)", entry.ir->name));
     }
-    if (cache::log_info() && link.rank() != 0) {
-      cache::log("autotuning '{}': {} {}, as rank 0 chose", entry.ir->name, to_string(chosen->launch),
-                 to_string(chosen->writes));
+    if (log_info() && link.rank() != 0) {
+      log_line("autotuning '{}': {} {}, as rank 0 chose", entry.ir->name, to_string(chosen->launch),
+               to_string(chosen->writes));
     }
     return *chosen;
   });

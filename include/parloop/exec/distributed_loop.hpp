@@ -144,10 +144,11 @@ inline void check_same_calls(std::string_view loop, const Set& set, const set_di
   const auto identity = static_cast<std::int64_t>(std::hash<std::string>{}(who) >> 2);
   const std::vector<bool> same_loop = spread({identity, static_cast<std::int64_t>(args.size())});
   if (!same_loop[0] || !same_loop[1]) {
-    throw argument_error(fmt::format("par_loop '{}' over '{}' (rank {} of {}): the ranks are not all running this loop "
-                                     "here (PARLOOP_MPI_CHECK): every rank must make the same parloop calls in the "
-                                     "same order",
-                                     loop, set.name(), link.rank(), link.ranks()));
+    throw argument_error(
+        fmt::format("par_loop '{}' over '{}' (rank {} of {}): the ranks are not all running this loop "
+                    "here (PARLOOP_MPI_CHECK): every rank must make the same parloop calls in the "
+                    "same order",
+                    loop, set.name(), link.rank(), link.ranks()));
   }
   std::vector<std::int64_t> stale;
   for (const arg_view& a : args) stale.push_back(needs_halo(a, runs_exec_halo) ? 1 : 0);
@@ -161,11 +162,12 @@ inline void check_same_calls(std::string_view loop, const Set& set, const set_di
     stale_somewhere += fmt::format("{}'{}'", stale_somewhere.empty() ? "" : ", ", args[i].owner->name);
   }
   if (!stale_somewhere.empty()) {
-    throw argument_error(fmt::format("par_loop '{}' over '{}': the halo of {} is stale on some ranks only "
-                                     "(PARLOOP_MPI_CHECK): a dat's values were changed on some ranks and not on "
-                                     "others; every rank must make the same parloop calls, host views of "
-                                     "distributed dats included",
-                                     loop, set.name(), stale_somewhere));
+    throw argument_error(
+        fmt::format("par_loop '{}' over '{}': the halo of {} is stale on some ranks only "
+                    "(PARLOOP_MPI_CHECK): a dat's values were changed on some ranks and not on "
+                    "others; every rank must make the same parloop calls, host views of "
+                    "distributed dats included",
+                    loop, set.name(), stale_somewhere));
   }
 }
 
@@ -175,10 +177,11 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   const std::span<const arg_view> args = call.views;
   // Refused alike on every rank, whatever each holds: no rank goes on to wait for the others.
   if (call.how.ranged) {
-    throw argument_error(fmt::format("par_loop '{}': set '{}' is distributed over ranks, and a loop over it runs "
-                                     "every element each rank owns (set.owned() here, in local numbers); it takes no "
-                                     "range ([{}, {}) given)",
-                                     name, set.name(), call.r.start, call.r.end));
+    throw argument_error(
+        fmt::format("par_loop '{}': set '{}' is distributed over ranks, and a loop over it runs "
+                    "every element each rank owns (set.owned() here, in local numbers); it takes no "
+                    "range ([{}, {}) given)",
+                    name, set.name(), call.r.start, call.r.end));
   }
   const auto any = [&](bool (*is)(const arg_view&)) { return std::any_of(args.begin(), args.end(), is); };
   const bool runs_exec_halo = any(writes_through_map);
@@ -205,7 +208,8 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (!writes_one_at_a_time(args[i])) continue;
       check_distinct_targets(fmt::format("par_loop '{}' over '{}', argument {} (over MPI ranks)", name, set.name(), i),
-                             over != nullptr ? loop_rows{0, end, over->elements, over->id} : loop_rows{0, end}, args[i]);
+                             over != nullptr ? loop_rows{0, end, over->elements, over->id} : loop_rows{0, end},
+                             args[i]);
     }
   } catch (const argument_error& e) {
     if (!one_at_a_time) throw;

@@ -69,8 +69,13 @@ inline void run_halo_copy(const Set& over, const arg_view& to, const arg_view& f
   const auto prepare = [&] { prepare_halo_copy_on_host(to, from); };
   const auto run = [&](range r, std::byte*) { halo_copy_on_host(to, from, r); };
   const auto no_partials = [](const std::byte*) {};
-  const loop_call call{name,  kernels, over, loop_choice{{rt.default_strategy(), rt.default_conflicts()}},
-                       range{0, over.size()}, views, {make_ir, {prepare, run, 0, no_partials, no_partials}, false}};
+  const loop_call call{name,
+                       kernels,
+                       over,
+                       loop_choice{{rt.default_strategy(), rt.default_conflicts()}},
+                       range{0, over.size()},
+                       views,
+                       {make_ir, {prepare, run, 0, no_partials, no_partials}, false}};
   run_range(call, kernels.get(params, {}, [&] { return make_ir(params); }), call.how, call.r);
 }
 

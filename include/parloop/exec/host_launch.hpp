@@ -26,8 +26,10 @@ namespace parloop::detail {
 template <class T, int Dim, access Mode, arg_kind Kind>
 void prepare_on_host(const arg<T, Dim, Mode, Kind>& a) {
   array_state<T>& s = *a.data;
-  if constexpr (is_modified(Mode)) s.array.host_written(s.device());
-  else s.array.ensure_host(s.device());
+  if constexpr (is_modified(Mode))
+    s.array.host_written(s.device());
+  else
+    s.array.ensure_host(s.device());
 }
 
 // A block's partials: each global the loop modifies, in argument order, its values in 8-byte
@@ -35,8 +37,9 @@ void prepare_on_host(const arg<T, Dim, Mode, Kind>& a) {
 template <class A>
 inline constexpr std::size_t partial_size = 0;
 template <class T, int Dim, access Mode>
-inline constexpr std::size_t partial_size<arg<T, Dim, Mode, arg_kind::global>> =
-    is_modified(Mode) ? (Dim * sizeof(T) + 7) / 8 * 8 : 0;
+inline constexpr std::size_t partial_size<arg<T, Dim, Mode, arg_kind::global>> = is_modified(Mode)
+                                                                                     ? (Dim * sizeof(T) + 7) / 8 * 8
+                                                                                     : 0;
 
 template <class... Args>
 inline constexpr std::size_t partial_bytes = (std::size_t{0} + ... + partial_size<Args>);
@@ -57,8 +60,8 @@ template <class F, class... Args, std::size_t... Pos>
 void run_on_host_with(const F& f, range r, std::span<const index_t> elements, std::byte* partials,
                       std::index_sequence<Pos...>, const Args&... args) {
   constexpr std::array<std::size_t, sizeof...(Args)> at = partial_offsets<Args...>();
-  std::tuple<dsl::host_binding<Pos, Args>...> bound{
-      dsl::host_binding<Pos, Args>(args, partial_size<Args> > 0 && partials != nullptr ? partials + at[Pos] : nullptr)...};
+  std::tuple<dsl::host_binding<Pos, Args>...> bound{dsl::host_binding<Pos, Args>(
+      args, partial_size<Args> > 0 && partials != nullptr ? partials + at[Pos] : nullptr)...};
   if (elements.empty()) {
     for (index_t e = r.start; e < r.end; ++e) f(std::get<Pos>(bound).at(e)...);
   } else {
@@ -103,9 +106,11 @@ void run_layers_on_host(const F& f, range r, const Set& over, const ir::extrusio
 // the global's own values for MIN and MAX.
 template <class T, int Dim, access Mode, arg_kind Kind>
 void start_partial(std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
-  if constexpr (partial_size<arg<T, Dim, Mode, Kind>> > 0) {
-    if constexpr (Mode == access::inc) std::memset(p, 0, Dim * sizeof(T));
-    else std::memcpy(p, a.data->host.data(), Dim * sizeof(T));
+  if constexpr (partial_size < arg < T, Dim, Mode, Kind >>> 0) {
+    if constexpr (Mode == access::inc)
+      std::memset(p, 0, Dim * sizeof(T));
+    else
+      std::memcpy(p, a.data->host.data(), Dim * sizeof(T));
   }
 }
 
@@ -114,15 +119,18 @@ void start_partial(std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
 template <class T>
 void combine_partial_values(T* home, const T* part, int dim, access mode) {
   for (int k = 0; k < dim; ++k) {
-    if (mode == access::inc) home[k] = static_cast<T>(dsl::apply<ir::op::add>(home[k], part[k]));
-    else if (mode == access::min) home[k] = static_cast<T>(dsl::apply<ir::op::min>(home[k], part[k]));
-    else home[k] = static_cast<T>(dsl::apply<ir::op::max>(home[k], part[k]));
+    if (mode == access::inc)
+      home[k] = static_cast<T>(dsl::apply<ir::op::add>(home[k], part[k]));
+    else if (mode == access::min)
+      home[k] = static_cast<T>(dsl::apply<ir::op::min>(home[k], part[k]));
+    else
+      home[k] = static_cast<T>(dsl::apply<ir::op::max>(home[k], part[k]));
   }
 }
 
 template <class T, int Dim, access Mode, arg_kind Kind>
 void combine_partial(const std::byte* p, const arg<T, Dim, Mode, Kind>& a) {
-  if constexpr (partial_size<arg<T, Dim, Mode, Kind>> > 0) {
+  if constexpr (partial_size < arg < T, Dim, Mode, Kind >>> 0) {
     T part[Dim];
     std::memcpy(part, p, sizeof part);
     combine_partial_values(a.data->host.data(), part, Dim, Mode);

@@ -65,10 +65,11 @@ class index_errors {
       std::lock_guard lock(names_mutex_);
       if (const auto it = names_.find(f[codegen::error_kernel]); it != names_.end()) kernel = it->second;
     }
-    throw trace_error(fmt::format("kernel '{}': argument {} has {} {}; index {} is out of range (a computed index, "
-                                  "found on the device; PARLOOP_CHECK_INDICES=0 turns the check off)",
-                                  kernel, codegen::site_param(site), f[codegen::error_bound],
-                                  codegen::site_is_slot(site) ? "map slots" : "components", index));
+    throw trace_error(
+        fmt::format("kernel '{}': argument {} has {} {}; index {} is out of range (a computed index, "
+                    "found on the device; PARLOOP_CHECK_INDICES=0 turns the check off)",
+                    kernel, codegen::site_param(site), f[codegen::error_bound],
+                    codegen::site_is_slot(site) ? "map slots" : "components", index));
   }
 
  private:

@@ -44,7 +44,8 @@ inline void check_kernel_name(const std::string& name) {
 // Whether s is `prefix` followed by a digit: the names of the entry point's own variables
 // (arg0, data1, map0).
 inline bool is_generated_name(std::string_view s, std::string_view prefix) {
-  return s.size() > prefix.size() && s.starts_with(prefix) && std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
+  return s.size() > prefix.size() && s.starts_with(prefix) &&
+         std::isdigit(static_cast<unsigned char>(s[prefix.size()]));
 }
 
 // A source kernel's name is also its C function's, which the entry point calls. The generated
@@ -62,15 +63,16 @@ inline void check_source_kernel_name(const std::string& name) {
                          "name the C function otherwise");
   }
   static constexpr std::string_view c_keywords[] = {
-      "auto",     "break",    "case",     "char",       "const",          "continue",      "default",
-      "do",       "double",   "else",     "enum",       "extern",         "float",         "for",
-      "goto",     "if",       "inline",   "int",        "long",           "register",      "restrict",
-      "return",   "short",    "signed",   "sizeof",     "static",         "struct",        "switch",
-      "typedef",  "union",    "unsigned", "void",       "volatile",       "while",         "defined"};
+      "auto",   "break",    "case",     "char",     "const", "continue", "default", "do",     "double",
+      "else",   "enum",     "extern",   "float",    "for",   "goto",     "if",      "inline", "int",
+      "long",   "register", "restrict", "return",   "short", "signed",   "sizeof",  "static", "struct",
+      "switch", "typedef",  "union",    "unsigned", "void",  "volatile", "while",   "defined"};
   for (const std::string_view word : c_keywords) {
-    if (name == word) throw argument_error("kernel_from_source name '" + name + "' is a word of C: name the function otherwise");
+    if (name == word)
+      throw argument_error("kernel_from_source name '" + name + "' is a word of C: name the function otherwise");
   }
-  if (name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])))) {
+  if (name.starts_with("__") ||
+      (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])))) {
     throw argument_error("kernel_from_source name '" + name +
                          "' is reserved by C (it starts with __ or _ and a capital): name the function otherwise");
   }
@@ -127,7 +129,8 @@ class Kernel {
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
     const std::array<detail::arg_view, sizeof...(Args)> views{detail::view_of(args)...};
-    return detail::entry_of(state_->cache, state_->name, views, [&](std::span<const ir::param>) { return trace(args...); });
+    return detail::entry_of(state_->cache, state_->name, views,
+                            [&](std::span<const ir::param>) { return trace(args...); });
   }
   // The lambda traced with these arguments.
   template <class... Args>

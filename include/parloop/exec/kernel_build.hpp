@@ -12,8 +12,8 @@
 
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
-#include "parloop/cache/log.hpp"
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/log.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
@@ -46,15 +46,15 @@ inline cache::key_material material_of(const device_backend& device, const codeg
 // The backend's build of `source`, counted and, with PARLOOP_LOG=info, said.
 inline std::unique_ptr<launcher> compile(device_backend& device, const codegen::kernel_source& source,
                                          const std::string& name, kernel_stats& stats) {
-  const bool said = cache::log_info();
+  const bool said = log_info();
   // Said before, so that a long compile shows what it is doing.
-  if (said) cache::log("compiling kernel '{}' for {}", name, device.describe());
+  if (said) log_line("compiling kernel '{}' for {}", name, device.describe());
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<launcher> built = device.build(source);
   const std::uint64_t took = nanoseconds_since(start);
   stats.compiles.fetch_add(1);
   stats.compile_ns.fetch_add(took);
-  if (said) cache::log("compiled kernel '{}' in {:.1f} ms", name, static_cast<double>(took) * 1e-6);
+  if (said) log_line("compiled kernel '{}' in {:.1f} ms", name, static_cast<double>(took) * 1e-6);
   return built;
 }
 
@@ -71,9 +71,9 @@ inline std::unique_ptr<launcher> load_from(device_backend& device, const cache::
     const std::uint64_t took = nanoseconds_since(start);
     stats.disk_hits.fetch_add(1);
     stats.load_ns.fetch_add(took);
-    if (cache::log_info()) {
-      cache::log("loaded kernel '{}' from the disk cache ({}) in {:.1f} ms", name,
-                 disk.path_of(material.signature.backend, key).string(), static_cast<double>(took) * 1e-6);
+    if (log_info()) {
+      log_line("loaded kernel '{}' from the disk cache ({}) in {:.1f} ms", name,
+               disk.path_of(material.signature.backend, key).string(), static_cast<double>(took) * 1e-6);
     }
     return loaded;
   } catch (const error&) {

@@ -17,7 +17,7 @@
 #include <span>
 #include <string>
 
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/config.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/function_ref.hpp"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/config.hpp"
 #include "parloop/core/conflicts.hpp"
@@ -116,7 +116,7 @@ PARLOOP_FUNC kernel_cache::kernel_cache(std::string kernel_name)
     : store_(std::make_shared<store>()), stats_(make_kernel_stats(std::move(kernel_name))) {}
 
 PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> params, const ir::extrusion& over,
-                                              function_ref<ir::kernel()> make) {
+                                                function_ref<ir::kernel()> make) {
   store& st = *store_;
   std::unique_lock lock(st.mutex);
   while (true) {
@@ -147,7 +147,7 @@ PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> param
 }
 
 PARLOOP_FUNC launcher& kernel_cache::launcher_for(signature_entry& e, device_backend& device, const strategy& s,
-                                                conflicts writes) {
+                                                  conflicts writes) {
   std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
   const auto ready = [&](const compiled_kernel* c) {
     return c != nullptr && c->is(device.id(), s, writes) && c->usable_here();
@@ -171,9 +171,11 @@ PARLOOP_FUNC launcher& kernel_cache::launcher_for(signature_entry& e, device_bac
 }
 
 PARLOOP_FUNC const loop_launch* kernel_cache::find_tuned(signature_entry& e, std::uint64_t backend_id,
-                                                       tuning_key key) const {
+                                                         tuning_key key) const {
   std::atomic<const tuned_launch*>& slot = e.tuned_slot[backend_id % e.tuned_slot.size()];
-  const auto chosen_for = [&](const tuned_launch* t) { return t != nullptr && t->backend == backend_id && t->key == key; };
+  const auto chosen_for = [&](const tuned_launch* t) {
+    return t != nullptr && t->backend == backend_id && t->key == key;
+  };
   if (const tuned_launch* t = slot.load(std::memory_order_acquire); chosen_for(t)) return &t->chosen;
   for (const tuned_launch* t = e.tuned_published.load(std::memory_order_acquire); t != nullptr; t = t->next_published) {
     if (!chosen_for(t)) continue;
@@ -184,7 +186,7 @@ PARLOOP_FUNC const loop_launch* kernel_cache::find_tuned(signature_entry& e, std
 }
 
 PARLOOP_FUNC const loop_launch& kernel_cache::tuned(signature_entry& e, std::uint64_t backend_id, tuning_key key,
-                                                  function_ref<loop_launch()> tune) {
+                                                    function_ref<loop_launch()> tune) {
   if (const loop_launch* known = find_tuned(e, backend_id, key)) return *known;
   std::atomic<const tuned_launch*>& slot = e.tuned_slot[backend_id % e.tuned_slot.size()];
   std::lock_guard lock(store_->tuning);
@@ -217,8 +219,8 @@ PARLOOP_FUNC std::size_t kernel_cache::launchers() const {
   std::lock_guard lock(store_->mutex);
   std::size_t n = 0;
   for (const auto& e : store_->entries) {
-    n += static_cast<std::size_t>(std::count_if(e->compiled.begin(), e->compiled.end(),
-                                                [](const auto& c) { return c->loaded != nullptr; }));
+    n += static_cast<std::size_t>(
+        std::count_if(e->compiled.begin(), e->compiled.end(), [](const auto& c) { return c->loaded != nullptr; }));
   }
   return n;
 }
@@ -231,7 +233,7 @@ PARLOOP_FUNC std::size_t kernel_cache::records() const {
 }
 
 PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_backend& device, const strategy& s,
-                                                 conflicts writes, std::atomic<compiled_kernel*>& slot) {
+                                                   conflicts writes, std::atomic<compiled_kernel*>& slot) {
   store& st = *store_;
   const auto matches = [&](const std::unique_ptr<compiled_kernel>& c) { return c->is(device.id(), s, writes); };
   rank_link* const link = agreeing_on::link();

@@ -91,7 +91,8 @@ struct tuning_key {
 
 // The launch autotuning chose for one signature on one backend, for one tuning key.
 struct tuned_launch {
-  tuned_launch(std::uint64_t backend_id, tuning_key k, loop_launch l) : backend(backend_id), key(k), chosen(std::move(l)) {}
+  tuned_launch(std::uint64_t backend_id, tuning_key k, loop_launch l)
+      : backend(backend_id), key(k), chosen(std::move(l)) {}
   const std::uint64_t backend;
   const tuning_key key;
   const loop_launch chosen;

@@ -58,7 +58,8 @@ constexpr int parameter_count() {
   int found = -1;
   [&]<std::size_t... M>(std::index_sequence<M...>) {
     ((found < 0 && takes_count<F, accessors>(std::make_index_sequence<M>{}) ? (found = static_cast<int>(M)) : 0), ...);
-  }(std::make_index_sequence<most + 1>{});
+  }
+  (std::make_index_sequence<most + 1>{});
   return found;
 }
 
@@ -90,8 +91,10 @@ struct kernel_fits<Kernel<F>, Args...> {
   // probed with pointers (its body would be instantiated); a lambda with declared parameters can
   // be read.
   static constexpr bool pointers = [] {
-    if constexpr (requires { &F::operator(); }) return takes_a_pointer(&F::operator());
-    else return false;
+    if constexpr (requires { &F::operator(); })
+      return takes_a_pointer(&F::operator());
+    else
+      return false;
   }();
   static_assert(!pointers,
                 "parloop: a kernel lambda takes `auto` parameters, not pointers: [](auto q, auto r) { r[0] = q[0]; }; "

@@ -10,7 +10,7 @@
 
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/distribution.hpp"

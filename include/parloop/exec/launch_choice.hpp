@@ -58,10 +58,14 @@ inline std::vector<unsigned char> choice_bytes(const loop_launch& l) {
   const auto [first, second] = std::visit(
       [](const auto& v) -> std::array<int, 2> {
         using S = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<S, grid_stride>) return {v.block, v.waves};
-        else if constexpr (std::is_same_v<S, chunked>) return {v.block, v.per_item};
-        else if constexpr (std::is_same_v<S, vectors_across_workgroups>) return {v.block, v.width};
-        else return {v.block, 0};
+        if constexpr (std::is_same_v<S, grid_stride>)
+          return {v.block, v.waves};
+        else if constexpr (std::is_same_v<S, chunked>)
+          return {v.block, v.per_item};
+        else if constexpr (std::is_same_v<S, vectors_across_workgroups>)
+          return {v.block, v.width};
+        else
+          return {v.block, 0};
       },
       l.launch);
   std::vector<unsigned char> out{static_cast<unsigned char>(l.launch.index()), static_cast<unsigned char>(l.writes)};
@@ -108,7 +112,8 @@ inline int size_class(index_t elements) {
 
 // The lengths of size class c, as the log says them.
 inline std::string size_class_lengths(int c) {
-  const std::uint64_t least = c == 0 ? 0 : std::uint64_t{1} << (2 * c - 1), most = (std::uint64_t{1} << (2 * c + 1)) - 1;
+  const std::uint64_t least = c == 0 ? 0 : std::uint64_t{1} << (2 * c - 1),
+                      most = (std::uint64_t{1} << (2 * c + 1)) - 1;
   return fmt::format("{} to {} elements", least, most);
 }
 

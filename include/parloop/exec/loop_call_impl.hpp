@@ -34,9 +34,10 @@ PARLOOP_FUNC signature_entry& entry_of(kernel_cache& kernels, const std::string&
     const bool uses_layer =
         std::any_of(k.exprs.begin(), k.exprs.end(), [](const ir::expr& e) { return e.kind == ir::expr_kind::layer; });
     if (uses_layer && over.layers == 0) {
-      throw trace_error(fmt::format("kernel '{}': pl::layer() is the layer of the cell being run in a loop over an "
-                                    "extruded set, and this loop is over set '{}', which is not extruded",
-                                    name, set != nullptr ? set->name() : std::string("?")));
+      throw trace_error(
+          fmt::format("kernel '{}': pl::layer() is the layer of the cell being run in a loop over an "
+                      "extruded set, and this loop is over set '{}', which is not extruded",
+                      name, set != nullptr ? set->name() : std::string("?")));
     }
     k.extrusion = over;
     return k;

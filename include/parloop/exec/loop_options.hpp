@@ -23,9 +23,9 @@ template <class T, int Dim, access Mode>
 inline constexpr bool is_reduction<arg<T, Dim, Mode, arg_kind::global>> = Mode != access::read;
 
 template <class S>
-inline constexpr bool is_strategy = std::is_same_v<S, strategy> || std::is_same_v<S, split_n_across_workgroups> ||
-                                    std::is_same_v<S, grid_stride> || std::is_same_v<S, chunked> ||
-                                    std::is_same_v<S, vectors_across_workgroups>;
+inline constexpr bool is_strategy =
+    std::is_same_v<S, strategy> || std::is_same_v<S, split_n_across_workgroups> || std::is_same_v<S, grid_stride> ||
+    std::is_same_v<S, chunked> || std::is_same_v<S, vectors_across_workgroups>;
 
 // How many of `Options` are of the kind `is`.
 template <template <class> class Is, class... Options>

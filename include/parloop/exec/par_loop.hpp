@@ -42,7 +42,7 @@ void run_checked(const Kernel<F>& k, const iteration& over, const loop_choice& h
 template <class... Args>
 void run_checked(const SourceKernel& k, const iteration& over, const loop_choice& how, range r, const Args&... args);
 template <class K, class S, class... Rest>
-  requires is_strategy<S>
+requires is_strategy<S>
 void run_loop(const K& k, const iteration& over, loop_choice how, range r, const S& s, const Rest&... rest);
 template <class K, class... Rest>
 void run_loop(const K& k, const iteration& over, loop_choice how, range, const range& r, const Rest&... rest);
@@ -76,8 +76,10 @@ void run_checked(const Kernel<F>& k, const iteration& over, const loop_choice& h
     // What the lambda throws while it runs (a computed index out of range) names the kernel, as
     // a device's report of it does.
     try {
-      if (over.extrusion.layers > 0) run_layers_on_host(k.function(), part, over.set, over.extrusion, partials, args...);
-      else run_on_host(k.function(), part, elements, partials, args...);
+      if (over.extrusion.layers > 0)
+        run_layers_on_host(k.function(), part, over.set, over.extrusion, partials, args...);
+      else
+        run_on_host(k.function(), part, elements, partials, args...);
     } catch (const trace_error& e) {
       throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
     }
@@ -102,12 +104,20 @@ void run_checked(const SourceKernel& k, const iteration& over, const loop_choice
   const auto refuse = [&] { k.refuse_host(); };
   const auto run = [&](range, std::byte*) { k.refuse_host(); };
   const auto partials = [&](const std::byte*) { k.refuse_host(); };
-  run_call({k.name(), k.cache(), over.set, how, r, views, {source, {refuse, run, 0, partials, partials}, false},
-            over.subset, over.extrusion, over.run_of});
+  run_call({k.name(),
+            k.cache(),
+            over.set,
+            how,
+            r,
+            views,
+            {source, {refuse, run, 0, partials, partials}, false},
+            over.subset,
+            over.extrusion,
+            over.run_of});
 }
 
 template <class K, class S, class... Rest>
-  requires is_strategy<S>
+requires is_strategy<S>
 void run_loop(const K& k, const iteration& over, loop_choice how, range r, const S& s, const Rest&... rest) {
   how.named.launch = strategy(s);
   how.tune = false;
@@ -116,15 +126,17 @@ void run_loop(const K& k, const iteration& over, loop_choice how, range r, const
 template <class K, class... Rest>
 void run_loop(const K& k, const iteration& over, loop_choice how, range, const range& r, const Rest&... rest) {
   if (over.extrusion.layers > 0) {
-    throw argument_error(fmt::format("par_loop over extruded set '{}': a loop over it runs all its columns, and takes "
-                                     "no range ([{}, {}) given)",
-                                     over.set.name(), r.start, r.end));
+    throw argument_error(
+        fmt::format("par_loop over extruded set '{}': a loop over it runs all its columns, and takes "
+                    "no range ([{}, {}) given)",
+                    over.set.name(), r.start, r.end));
   }
   // A range of the user's numbers is no range of the loops' order.
   if (over.set.renumbered()) {
-    throw argument_error(fmt::format("par_loop over set '{}': pl::renumber has put its elements in another order, "
-                                     "and a loop over it runs them all; it takes no range ([{}, {}) given)",
-                                     over.set.name(), r.start, r.end));
+    throw argument_error(
+        fmt::format("par_loop over set '{}': pl::renumber has put its elements in another order, "
+                    "and a loop over it runs them all; it takes no range ([{}, {}) given)",
+                    over.set.name(), r.start, r.end));
   }
   how.ranged = true;
   run_loop(k, over, how, r, rest...);
@@ -155,7 +167,7 @@ void run_loop(const K& k, const iteration& over, loop_choice how, range r, const
 // kernel's dats on the extruded set are the cell's, those on the base set the column's, and maps
 // from the extruded set (pl::extrude) move up with the layer; pl::layer() is the cell's layer.
 template <class K, class... Rest>
-  requires detail::is_kernel<K>
+requires detail::is_kernel<K>
 void par_loop(const K& k, const Set& set, const Rest&... rest) {
   static_assert(detail::check_options<Rest...>());
   const detail::iteration over = detail::iteration_over(set);
@@ -166,7 +178,7 @@ void par_loop(const K& k, const Set& set, const Rest&... rest) {
 // cells.interior_facets(), whose kernel sees through each map from the extruded set the slots of
 // the cell below the facet, then those of the cell above (twice the map's arity).
 template <class K, class... Rest>
-  requires detail::is_kernel<K>
+requires detail::is_kernel<K>
 void par_loop(const K& k, const ExtrudedRegion& part, const Rest&... rest) {
   static_assert(detail::check_options<Rest...>());
   const detail::iteration over{part.set(), nullptr, detail::layers_of(part.set(), part.which())};
@@ -179,7 +191,7 @@ void par_loop(const K& k, const ExtrudedRegion& part, const Rest&... rest) {
 // not consulted) and runs the runtime's launch (pl::autotune is not consulted), whatever its
 // elements.
 template <class K, class... Rest>
-  requires detail::is_kernel<K>
+requires detail::is_kernel<K>
 void par_loop(const K& k, const Subset& subset, const Rest&... rest) {
   static_assert(detail::check_options<Rest...>());
   static_assert(detail::count_of<detail::range_option, Rest...> == 0,
@@ -187,9 +199,10 @@ void par_loop(const K& k, const Subset& subset, const Rest&... rest) {
                 "elements wanted");
   detail::subset_state& s = subset.state();
   if (s.superset.extruded()) {
-    throw argument_error(fmt::format("par_loop over subset '{}': its set '{}' is extruded, and loops over subsets of "
-                                     "extruded sets are not supported: loop over the set or a region of it",
-                                     s.name, s.superset.name()));
+    throw argument_error(
+        fmt::format("par_loop over subset '{}': its set '{}' is extruded, and loops over subsets of "
+                    "extruded sets are not supported: loop over the set or a region of it",
+                    s.name, s.superset.name()));
   }
   const std::span<const index_t> elements = s.loop_elements();
   const detail::loop_choice how = detail::default_choice<Rest...>(s.superset.runtime());

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/set.hpp"
@@ -45,9 +45,10 @@ inline void check_trace(const loop_call& call, signature_entry& entry) {
   if (again == *entry.ir) return;
   const std::string since =
       when == trace_checks::sampled && n >= trace_checks_first
-          ? fmt::format(" Checked at call {} of these arguments, {} calls after the last check: devices may have run the "
-                        "old value in between (PARLOOP_CHECK_TRACES=1 checks every call).",
-                        n + 1, trace_checks_every)
+          ? fmt::format(
+                " Checked at call {} of these arguments, {} calls after the last check: devices may have run the "
+                "old value in between (PARLOOP_CHECK_TRACES=1 checks every call).",
+                n + 1, trace_checks_every)
           : "";
   throw argument_error(fmt::format(
       "par_loop '{}': the kernel traces differently than at its first loop with these arguments: a value it "

@@ -54,7 +54,8 @@ class SourceKernel {
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
     const std::array<detail::arg_view, sizeof...(Args)> views{detail::view_of(args)...};
-    return detail::entry_of(state_->cache, state_->name, views, [&](std::span<const ir::param> p) { return ir_for(p); });
+    return detail::entry_of(state_->cache, state_->name, views,
+                            [&](std::span<const ir::param> p) { return ir_for(p); });
   }
   // Its IR for these parameters: the source, to be called with them.
   ir::kernel ir_for(std::span<const ir::param> params) const {
@@ -79,7 +80,8 @@ class SourceKernel {
   std::shared_ptr<detail::source_kernel_state> state_;
 };
 
-inline SourceKernel kernel_from_source(std::string name, const std::string& c_source, const include_path& headers = {}) {
+inline SourceKernel kernel_from_source(std::string name, const std::string& c_source,
+                                       const include_path& headers = {}) {
   return SourceKernel(std::move(name), c_source, headers);
 }
 

@@ -30,7 +30,8 @@ namespace parloop::detail {
 // Over an extruded set, r is columns of `cells_per_element` cells each: the work is the cells.
 inline void run_chunks(thread_pool& pool, const host_callbacks& h, range r, index_t cells_per_element = 1) {
   const index_t n = r.end - r.start;
-  const std::int64_t work = std::min<std::int64_t>(std::int64_t{n} * cells_per_element, std::numeric_limits<index_t>::max());
+  const std::int64_t work =
+      std::min<std::int64_t>(std::int64_t{n} * cells_per_element, std::numeric_limits<index_t>::max());
   const int threads = threads_for(pool.size(), static_cast<index_t>(work));
   if (threads == 1) {
     h.run(r, nullptr);
@@ -81,7 +82,8 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
     block = std::max<index_t>(1, std::min<index_t>(block, n / (4 * spread)));
   }
   const auto blocks = static_cast<index_t>((std::int64_t{n} + block - 1) / block);
-  if (scratch.size() < static_cast<std::size_t>(blocks) * stride) scratch.resize(static_cast<std::size_t>(blocks) * stride);
+  if (scratch.size() < static_cast<std::size_t>(blocks) * stride)
+    scratch.resize(static_cast<std::size_t>(blocks) * stride);
   const auto run_block = [&](index_t b) {
     const range elements{static_cast<index_t>(r.start + std::int64_t{b} * block),
                          static_cast<index_t>(std::min<std::int64_t>(r.end, r.start + (std::int64_t{b} + 1) * block))};
@@ -105,21 +107,26 @@ inline void run_on_threads(thread_pool& pool, const loop_call& call, range r, in
   const int threads = static_cast<int>(std::min<index_t>(pool.size(), blocks));
   if (combining) {
     const coloring& colors = block_coloring_for(call.kernel, r, block, call.views, call.subset);
-    pool.run([&](int t) {
-      for (int c = 0; c < colors.colors(); ++c) {
-        const index_t lo = colors.offsets[static_cast<std::size_t>(c)];
-        const range mine = part_of(lo, colors.offsets[static_cast<std::size_t>(c) + 1] - lo, t, threads);
-        run_blocks(colors.order, mine.start, mine.end);
-        if (c + 1 < colors.colors()) pool.barrier();
-      }
-    }, threads);
+    pool.run(
+        [&](int t) {
+          for (int c = 0; c < colors.colors(); ++c) {
+            const index_t lo = colors.offsets[static_cast<std::size_t>(c)];
+            const range mine = part_of(lo, colors.offsets[static_cast<std::size_t>(c) + 1] - lo, t, threads);
+            run_blocks(colors.order, mine.start, mine.end);
+            if (c + 1 < colors.colors()) pool.barrier();
+          }
+        },
+        threads);
   } else {
-    pool.run([&](int t) {
-      const range mine = part_of(0, blocks, t, threads);
-      run_blocks({}, mine.start, mine.end);
-    }, threads);
+    pool.run(
+        [&](int t) {
+          const range mine = part_of(0, blocks, t, threads);
+          run_blocks({}, mine.start, mine.end);
+        },
+        threads);
   }
-  for (index_t b = 0; b < blocks && stride > 0; ++b) h.combine_partials(scratch.data() + static_cast<std::size_t>(b) * stride);
+  for (index_t b = 0; b < blocks && stride > 0; ++b)
+    h.combine_partials(scratch.data() + static_cast<std::size_t>(b) * stride);
 }
 
 }  // namespace parloop::detail

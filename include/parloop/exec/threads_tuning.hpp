@@ -31,8 +31,8 @@
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
-#include "parloop/cache/log.hpp"
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/log.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/codegen/grid.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/backend_kind.hpp"
@@ -81,7 +81,7 @@ inline int time_thread_blocks(runtime_state& state, const loop_call& call, range
   const kept_values start(call.views);
   int best = state.thread_block;
   std::uint64_t best_ns = std::numeric_limits<std::uint64_t>::max();
-  const bool said = cache::log_info();
+  const bool said = log_info();
   try {
     for (const int block : thread_block_candidates) {
       std::uint64_t ns = std::numeric_limits<std::uint64_t>::max();
@@ -92,8 +92,8 @@ inline int time_thread_blocks(runtime_state& state, const loop_call& call, range
         if (run > 0) ns = std::min(ns, nanoseconds_since(began));
       }
       if (said) {
-        cache::log("autotuning '{}' on {}: blocks of {}: {:.1f} us", call.kernel, state.device_name, block,
-                   static_cast<double>(ns) * 1e-3);
+        log_line("autotuning '{}' on {}: blocks of {}: {:.1f} us", call.kernel, state.device_name, block,
+                 static_cast<double>(ns) * 1e-3);
       }
       if (ns < best_ns) {
         best_ns = ns;
@@ -173,25 +173,26 @@ inline std::optional<int> stored_block(const cache::disk_cache& disk, const cach
 // timed now and stored there.
 inline int choose_thread_block(runtime_state& state, const loop_call& call, const signature_entry& entry, range r) {
   const int size = size_class(r.end - r.start);
-  const std::shared_ptr<cache::disk_cache> disk = entry.ir != nullptr ? cache::disk_cache::open(state.settings) : nullptr;
+  const std::shared_ptr<cache::disk_cache> disk =
+      entry.ir != nullptr ? cache::disk_cache::open(state.settings) : nullptr;
   std::optional<cache::key_material> material;
   std::string key;
   if (disk != nullptr) {
     material = threads_choice_material(state, *entry.ir, size);
     key = cache::key_of(*material);
     if (const std::optional<int> stored = stored_block(*disk, *material, key)) {
-      if (cache::log_info()) {
-        cache::log("autotuning '{}' on {} for {}: blocks of {}, as the disk cache keeps it", call.kernel,
-                   state.device_name, size_class_lengths(size), *stored);
+      if (log_info()) {
+        log_line("autotuning '{}' on {} for {}: blocks of {}, as the disk cache keeps it", call.kernel,
+                 state.device_name, size_class_lengths(size), *stored);
       }
       return *stored;
     }
   }
   const int block = time_thread_blocks(state, call, r);
   call.kernels.count_tuning();
-  if (cache::log_info()) {
-    cache::log("autotuned '{}' on {} for {}: blocks of {}", call.kernel, state.device_name, size_class_lengths(size),
-               block);
+  if (log_info()) {
+    log_line("autotuned '{}' on {} for {}: blocks of {}", call.kernel, state.device_name, size_class_lengths(size),
+             block);
   }
   if (disk != nullptr) disk->store(*material, key, choice_record(*material, call.kernel, block_launch(block)));
   return block;
@@ -207,8 +208,9 @@ inline int thread_block_for(const loop_call& call, signature_entry& entry, const
   if (!how.tune || r.end <= r.start || !combines_through_maps(call) || call.callbacks.host.partial_bytes > 0) {
     return state.thread_block;
   }
-  const loop_launch& chosen = call.kernels.tuned(entry, state.threads_id, tuning_key{0, size_class(r.end - r.start)},
-                                                 [&] { return block_launch(choose_thread_block(state, call, entry, r)); });
+  const loop_launch& chosen =
+      call.kernels.tuned(entry, state.threads_id, tuning_key{0, size_class(r.end - r.start)},
+                         [&] { return block_launch(choose_thread_block(state, call, entry, r)); });
   return block_size(chosen.launch);
 }
 

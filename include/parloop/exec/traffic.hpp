@@ -27,7 +27,8 @@ inline std::uint64_t declared_bytes(const arg_view& a, std::uint64_t elements, b
 
 // Over an extruded set (x.layers > 0), r is columns, each of x.count cells.
 inline std::uint64_t declared_bytes(range r, std::span<const arg_view> args, const ir::extrusion& x = {}) {
-  const auto elements = static_cast<std::uint64_t>(r.end - r.start) * (x.layers > 0 ? static_cast<std::uint64_t>(x.count) : 1);
+  const auto elements =
+      static_cast<std::uint64_t>(r.end - r.start) * (x.layers > 0 ? static_cast<std::uint64_t>(x.count) : 1);
   std::uint64_t bytes = 0;
   for (const arg_view& a : args) bytes += declared_bytes(a, elements, x.facets);
   return bytes;

@@ -28,7 +28,9 @@ namespace detail {
 struct expr_hash {
   std::size_t operator()(const expr& e) const {
     std::size_t h = static_cast<std::size_t>(e.kind) * 0x9E3779B97F4A7C15ull;
-    const auto mix = [&h](std::uint64_t v) { h ^= std::hash<std::uint64_t>{}(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+    const auto mix = [&h](std::uint64_t v) {
+      h ^= std::hash<std::uint64_t>{}(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    };
     mix(static_cast<std::uint64_t>(e.type));
     mix(static_cast<std::uint64_t>(e.o));
     mix(e.a);
@@ -42,7 +44,8 @@ struct expr_hash {
 
 inline bool is_identifier(std::string_view s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 }  // namespace detail
@@ -60,8 +63,12 @@ class builder {
   kernel take() { return std::move(k_); }
 
   // ---- expressions (identical expressions share one node) ----
-  id literal_int(scalar_type t, std::int64_t v) { return intern({expr_kind::literal, t, op::add, no_id, no_id, no_id, v, 0.0}); }
-  id literal_float(scalar_type t, double v) { return intern({expr_kind::literal, t, op::add, no_id, no_id, no_id, 0, v}); }
+  id literal_int(scalar_type t, std::int64_t v) {
+    return intern({expr_kind::literal, t, op::add, no_id, no_id, no_id, v, 0.0});
+  }
+  id literal_float(scalar_type t, double v) {
+    return intern({expr_kind::literal, t, op::add, no_id, no_id, no_id, 0, v});
+  }
 
   // An element as a place to write; reads go through read_element.
   id element(id p, id slot, id comp) {
@@ -140,8 +147,10 @@ class builder {
     // Any C identifier will do: the generated source gives locals a prefix of their own, so
     // that no keyword, macro or built-in of a device language can meet them.
     if (!requested.empty() && !detail::is_identifier(base)) {
-      throw trace_error(fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
-                                    "and _, not starting with a digit)", k_.name, base));
+      throw trace_error(
+          fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
+                      "and _, not starting with a digit)",
+                      k_.name, base));
     }
     // The next suffix to try is kept per base name, so that naming n locals alike costs O(n),
     // not a scan of every local for every candidate.
@@ -164,8 +173,8 @@ class builder {
   void check_component(id p, id slot, id comp) const {
     const param& prm = k_.params.at(p);
     if (const auto c = constant(comp); c && (*c < 0 || *c >= prm.dim)) {
-      throw trace_error(fmt::format("kernel '{}': argument {} has dim {}, component {} is out of range", k_.name, p,
-                                    prm.dim, *c));
+      throw trace_error(
+          fmt::format("kernel '{}': argument {} has dim {}, component {} is out of range", k_.name, p, prm.dim, *c));
     }
     if (const auto s = constant(slot); s && (*s < 0 || *s >= prm.arity)) {
       throw trace_error(fmt::format("kernel '{}': argument {} is through a map of arity {}, slot {} is out of range",
@@ -186,9 +195,10 @@ class builder {
     for (const auto& w : written_) {
       if (w.param == x.a && covers(w.slot, slot) && covers(w.comp, comp)) return;
     }
-    throw trace_error(fmt::format("kernel '{}': argument {} is declared pl::WRITE and is read (component {}) before "
-                                  "the kernel writes it; declare it pl::RW to read its old value",
-                                  k_.name, x.a, comp ? std::to_string(*comp) : std::string("computed")));
+    throw trace_error(
+        fmt::format("kernel '{}': argument {} is declared pl::WRITE and is read (component {}) before "
+                    "the kernel writes it; declare it pl::RW to read its old value",
+                    k_.name, x.a, comp ? std::to_string(*comp) : std::string("computed")));
   }
   void mark_written(id target) {
     const expr& x = k_.exprs[target];

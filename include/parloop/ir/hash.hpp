@@ -42,14 +42,15 @@ inline std::uint64_t hash(const kernel& k) {
   h.add(k.name);
   h.add(k.params.size());
   for (const param& p : k.params) {
-    for (const std::uint64_t v : {u(p.type), u(p.dim), u(p.mode), u(p.kind), u(p.slot), u(p.arity), u(p.data), u(p.map), u(p.layered)}) {
+    for (const std::uint64_t v :
+         {u(p.type), u(p.dim), u(p.mode), u(p.kind), u(p.slot), u(p.arity), u(p.data), u(p.map), u(p.layered)}) {
       h.add(v);
     }
   }
   h.add(k.exprs.size());
   for (const expr& e : k.exprs) {
-    for (const std::uint64_t v : {u(e.kind), u(e.type), u(e.o), u(e.a), u(e.b), u(e.c), u(e.ival),
-                                  std::bit_cast<std::uint64_t>(e.fval)}) {
+    for (const std::uint64_t v :
+         {u(e.kind), u(e.type), u(e.o), u(e.a), u(e.b), u(e.c), u(e.ival), std::bit_cast<std::uint64_t>(e.fval)}) {
       h.add(v);
     }
   }

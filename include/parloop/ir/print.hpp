@@ -114,8 +114,10 @@ inline std::string to_string(const kernel& k) {
     out += "\n";
   }
   out += "{\n";
-  if (k.raw_source.empty()) detail::block_text(k, 0, 1, out);
-  else out += "  // the C function in its source\n";
+  if (k.raw_source.empty())
+    detail::block_text(k, 0, 1, out);
+  else
+    out += "  // the C function in its source\n";
   out += "}\n";
   return out;
 }

@@ -11,11 +11,36 @@ namespace parloop::ir {
 
 enum class op : std::uint8_t {
   // unary
-  neg, logical_not,
+  neg,
+  logical_not,
   // binary
-  add, sub, mul, div, mod, lt, le, gt, ge, eq, ne, logical_and, logical_or,
+  add,
+  sub,
+  mul,
+  div,
+  mod,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  logical_and,
+  logical_or,
   // math calls
-  sqrt, fabs, exp, log, pow, min, max, sin, cos, tan, atan2, floor, ceil,
+  sqrt,
+  fabs,
+  exp,
+  log,
+  pow,
+  min,
+  max,
+  sin,
+  cos,
+  tan,
+  atan2,
+  floor,
+  ceil,
 };
 
 constexpr std::string_view op_name(op o) {

@@ -44,7 +44,8 @@ class first_writes {
     if (element.a != param_) return false;
     const expr& c = k_.exprs[element.c];
     if (c.kind != expr_kind::literal) return left_ > 0;
-    return c.ival < 0 || static_cast<std::size_t>(c.ival) >= assigned_.size() || !assigned_[static_cast<std::size_t>(c.ival)];
+    return c.ival < 0 || static_cast<std::size_t>(c.ival) >= assigned_.size() ||
+           !assigned_[static_cast<std::size_t>(c.ival)];
   }
 
   bool reads(id e) const {

@@ -111,14 +111,15 @@ class global_mesh {
     check_set(on, name);
     std::shared_ptr<const void> kept;
     const std::span<const T> view = keep(std::move(values), kept);
-    dats_.push_back({on.index, scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
-                     [](const Set& s, scalar_type, std::vector<std::byte> bytes, const std::string& n, int) -> std::any {
-                       Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
-                       // Halo values came from the mesh: current.
-                       d.state().halo_current = true;
-                       return d;
-                     },
-                     std::move(kept)});
+    dats_.push_back(
+        {on.index, scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
+         [](const Set& s, scalar_type, std::vector<std::byte> bytes, const std::string& n, int) -> std::any {
+           Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
+           // Halo values came from the mesh: current.
+           d.state().halo_current = true;
+           return d;
+         },
+         std::move(kept)});
     return {static_cast<int>(dats_.size()) - 1};
   }
   template <class T, int Dim>
@@ -157,8 +158,10 @@ class global_mesh {
     std::shared_ptr<const void> kept;
   };
   // A runtime-typed dat's storage on its distributed set, from the values that arrived.
-  static std::any make_any(const Set& s, scalar_type type, std::vector<std::byte> bytes, const std::string& n, int dim) {
-    parloop::detail::any_array a = parloop::detail::make_any_dat(s, type, bytes.empty() ? nullptr : bytes.data(), n, dim);
+  static std::any make_any(const Set& s, scalar_type type, std::vector<std::byte> bytes, const std::string& n,
+                           int dim) {
+    parloop::detail::any_array a =
+        parloop::detail::make_any_dat(s, type, bytes.empty() ? nullptr : bytes.data(), n, dim);
     // Halo values came from the mesh: current.
     a.owner->halo_current = true;
     return a;
@@ -343,7 +346,9 @@ class distributed_mesh {
     return std::any_cast<Dat<T, Dim>>(dats_.at(static_cast<std::size_t>(d.index)));
   }
   // The storage of a dat declared with its type at run time (global_mesh's dat returning an int).
-  parloop::detail::any_array array(int d) const { return std::any_cast<parloop::detail::any_array>(dats_.at(static_cast<std::size_t>(d))); }
+  parloop::detail::any_array array(int d) const {
+    return std::any_cast<parloop::detail::any_array>(dats_.at(static_cast<std::size_t>(d)));
+  }
   MPI_Comm comm() const { return link_->comm(); }
 
  private:
@@ -400,18 +405,20 @@ class distributed_mesh {
     // Owners given for their blocks travel from every rank, or from none.
     const bool all_give_owners = link.all(owners_given), none_give_owners = link.all(!owners_given);
     if (!all_give_owners && !none_give_owners) {
-      throw argument_error(fmt::format("distribute: rank {} {} owners for its block and other ranks do not: with "
-                                       "values_from::each_rank every rank partitions alike",
-                                       link.rank(), owners_given ? "gives" : "gives no"));
+      throw argument_error(
+          fmt::format("distribute: rank {} {} owners for its block and other ranks do not: with "
+                      "values_from::each_rank every rank partitions alike",
+                      link.rank(), owners_given ? "gives" : "gives no"));
     }
     std::vector<std::int64_t> sizes;
     for (const global_mesh::set_decl& s : shares.sets_) sizes.push_back(s.size);
     link.all_reduce(sizes.data(), static_cast<int>(sizes.size()), scalar_type::int64, access::inc);
     for (std::size_t s = 0; s < sizes.size(); ++s) {
       if (sizes[s] > std::numeric_limits<index_t>::max()) {
-        throw argument_error(fmt::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
-                                         "parloop's 32-bit indices reach",
-                                         shares.sets_[s].name, sizes[s]));
+        throw argument_error(
+            fmt::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
+                        "parloop's 32-bit indices reach",
+                        shares.sets_[s].name, sizes[s]));
       }
       whole.mesh.sets_.push_back({static_cast<index_t>(sizes[s]), shares.sets_[s].name});
     }
@@ -431,7 +438,8 @@ class distributed_mesh {
     const auto gathered = [&](std::span<const std::byte> mine, const std::string& what) {
       return gather_blocks(link.comm(), mine, root, what);
     };
-    if (owners_given) whole.how.owners_ = detail::values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
+    if (owners_given)
+      whole.how.owners_ = detail::values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
     // Only the root's values are read: its mesh keeps what arrived.
     const bool at_root = link.rank() == root;
     for (const global_mesh::map_decl& m : shares.maps_) {
@@ -456,10 +464,11 @@ class distributed_mesh {
     std::int32_t on_host = runs_lambdas(rt.kind()) ? 1 : 0;
     link_->all_reduce(&on_host, 1, scalar_type::int32, access::inc);
     if (on_host != 0 && on_host != link_->ranks()) {
-      throw argument_error(fmt::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
-                                       "on {}): the ranks run either all on the host (or threads) or all on devices "
-                                       "(OpenCL and CUDA ones may mix)",
-                                       on_host, link_->ranks(), link_->rank(), backend_name(rt.kind())));
+      throw argument_error(
+          fmt::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
+                      "on {}): the ranks run either all on the host (or threads) or all on devices "
+                      "(OpenCL and CUDA ones may mix)",
+                      on_host, link_->ranks(), link_->rank(), backend_name(rt.kind())));
     }
   }
 
@@ -472,8 +481,8 @@ class distributed_mesh {
     if (length > std::numeric_limits<int>::max()) throw argument_error("distribute: the mesh declares too much");
     check(MPI_Bcast(roots.data(), static_cast<int>(length), MPI_CHAR, root, comm()), "MPI_Bcast");
     if (!link_->all(roots == mine)) {
-      throw argument_error(fmt::format("distribute: the ranks declare different meshes (rank {} declares: {})",
-                                       link_->rank(), mine));
+      throw argument_error(
+          fmt::format("distribute: the ranks declare different meshes (rank {} declares: {})", link_->rank(), mine));
     }
   }
 
@@ -487,7 +496,8 @@ class distributed_mesh {
         return mesh.maps_[static_cast<std::size_t>(how.map_)].map.to;
       case partitioning::kind::coordinates:
         if (how.dat_ < 0 || static_cast<std::size_t>(how.dat_) >= mesh.dats_.size()) {
-          throw argument_error(fmt::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
+          throw argument_error(
+              fmt::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
         }
         return mesh.dats_[static_cast<std::size_t>(how.dat_)].set;
       case partitioning::kind::given:
@@ -520,16 +530,16 @@ class distributed_mesh {
       const std::string& name = decl.name;
       const index_t targets = sizes[static_cast<std::size_t>(m.to)];
       if (m.arity < 1 || m.values.size() != static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.from)]) *
-                                                 static_cast<std::size_t>(m.arity)) {
+                                                static_cast<std::size_t>(m.arity)) {
         throw argument_error(fmt::format("map '{}' has {} values for {} elements of arity {}", name, m.values.size(),
                                          sizes[static_cast<std::size_t>(m.from)], m.arity));
       }
       for (std::size_t i = 0; i < m.values.size(); ++i) {
         if (m.values[i] < 0 || m.values[i] >= targets) {
-          throw argument_error(fmt::format("map '{}': value {} (element {}, slot {}) is outside set '{}' of {} elements",
-                                           name, m.values[i], i / static_cast<std::size_t>(m.arity),
-                                           i % static_cast<std::size_t>(m.arity),
-                                           mesh.sets_[static_cast<std::size_t>(m.to)].name, targets));
+          throw argument_error(
+              fmt::format("map '{}': value {} (element {}, slot {}) is outside set '{}' of {} elements", name,
+                          m.values[i], i / static_cast<std::size_t>(m.arity), i % static_cast<std::size_t>(m.arity),
+                          mesh.sets_[static_cast<std::size_t>(m.to)].name, targets));
         }
       }
     }
@@ -548,14 +558,13 @@ class distributed_mesh {
             d.dim, ranks);
         break;
       }
-      case partitioning::kind::given:
-        owners = how.owners_;
-        break;
+      case partitioning::kind::given: owners = how.owners_; break;
     }
     return plan_halos(sizes, maps, derive_owners(sizes, maps, partitioned, std::move(owners), ranks), ranks);
   }
 
-  std::shared_ptr<const parloop::detail::set_distribution> distribution_of(const rank_set& rs, index_t global_size) const {
+  std::shared_ptr<const parloop::detail::set_distribution> distribution_of(const rank_set& rs,
+                                                                           index_t global_size) const {
     auto d = std::make_shared<parloop::detail::set_distribution>();
     d->link = link_;
     d->core_end = rs.core_end;
@@ -606,9 +615,10 @@ class distributed_mesh {
     }
     check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
     if (ok == 0) {
-      throw argument_error(fmt::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
-                                       "message",
-                                       name, sizes[static_cast<std::size_t>(set)], width));
+      throw argument_error(
+          fmt::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
+                      "message",
+                      name, sizes[static_cast<std::size_t>(set)], width));
     }
     int mine = 0;
     check(MPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, root, comm), "MPI_Scatter");
@@ -629,7 +639,8 @@ class distributed_mesh {
 // share in global numbering (to write a file per rank, say). Valid while the set lives.
 inline std::span<const index_t> global_numbers(const Set& set) {
   const parloop::detail::set_distribution* d = set.distribution();
-  if (d == nullptr) throw argument_error(fmt::format("global_numbers: set '{}' is not distributed over ranks", set.name()));
+  if (d == nullptr)
+    throw argument_error(fmt::format("global_numbers: set '{}' is not distributed over ranks", set.name()));
   return d->global;
 }
 
@@ -640,7 +651,8 @@ std::vector<T> gather(const Dat<T, Dim>& dat, int root = 0) {
   const parloop::detail::set_distribution* d = dat.set().distribution();
   if (d == nullptr) throw argument_error(fmt::format("gather: dat '{}' is not on a distributed set", dat.name()));
   const auto* link = dynamic_cast<const mpi_link*>(d->link.get());
-  if (link == nullptr) throw argument_error(fmt::format("gather: dat '{}' is distributed over another link than MPI", dat.name()));
+  if (link == nullptr)
+    throw argument_error(fmt::format("gather: dat '{}' is distributed over another link than MPI", dat.name()));
   return gather_owned<T>(link->comm(), d->global, d->owned_end, dat.host(), Dim, d->global_size, root);
 }
 

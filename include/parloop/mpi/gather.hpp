@@ -59,11 +59,12 @@ std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, inde
   // Every rank learns whether the root can take it all: none is left waiting for the rest.
   check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
   if (ok == 0) {
-    throw error(fmt::format("gather_owned: the ranks do not own the {} elements of the set exactly once ({} bytes each)",
-                            global_size, width));
+    throw error(
+        fmt::format("gather_owned: the ranks do not own the {} elements of the set exactly once ({} bytes each)",
+                    global_size, width));
   }
-  check(MPI_Gatherv(global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(),
-                    MPI_INT32_T, root, comm),
+  check(MPI_Gatherv(global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(), MPI_INT32_T,
+                    root, comm),
         "MPI_Gatherv");
   check(MPI_Gatherv(local.data(), static_cast<int>(static_cast<std::size_t>(owned) * width), MPI_BYTE, bytes.data(),
                     byte_counts.data(), byte_offsets.data(), MPI_BYTE, root, comm),
@@ -103,7 +104,8 @@ inline std::vector<std::byte> gather_blocks(MPI_Comm comm, std::span<const std::
   }
   int ok = rank != root || total <= std::numeric_limits<int>::max() ? 1 : 0;
   check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
-  if (ok == 0) throw argument_error(fmt::format("distribute: the ranks' shares of {} are too large for one message", what));
+  if (ok == 0)
+    throw argument_error(fmt::format("distribute: the ranks' shares of {} are too large for one message", what));
   std::vector<std::byte> out(static_cast<std::size_t>(total));
   check(MPI_Gatherv(mine.data(), static_cast<int>(count), MPI_BYTE, out.data(), ints.data(), offsets.data(), MPI_BYTE,
                     root, comm),

@@ -33,8 +33,8 @@ inline graph joined_by(std::span<const index_t> values, int arity, index_t targe
   if (arity < 1) throw argument_error(fmt::format("joined_by: a map's arity is at least 1, not {}", arity));
   if (targets < 0) throw argument_error(fmt::format("joined_by: {} target elements", targets));
   if (values.size() % static_cast<std::size_t>(arity) != 0) {
-    throw argument_error(fmt::format("joined_by: {} map values are not a whole number of elements of arity {}",
-                                     values.size(), arity));
+    throw argument_error(
+        fmt::format("joined_by: {} map values are not a whole number of elements of arity {}", values.size(), arity));
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] < 0 || values[i] >= targets) {
@@ -56,7 +56,8 @@ inline graph joined_by(std::span<const index_t> values, int arity, index_t targe
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   if (pairs.size() > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
-    throw argument_error(fmt::format("joined_by: {} neighbours are more than a graph's 32-bit offsets hold", pairs.size()));
+    throw argument_error(
+        fmt::format("joined_by: {} neighbours are more than a graph's 32-bit offsets hold", pairs.size()));
   }
   graph g;
   g.offsets.assign(static_cast<std::size_t>(targets) + 1, 0);

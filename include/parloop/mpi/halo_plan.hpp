@@ -70,15 +70,18 @@ inline void check_mesh(std::span<const index_t> set_sizes, std::span<const globa
                        std::span<const std::vector<int>> owners, int ranks) {
   if (ranks < 1) throw argument_error(fmt::format("halo plan: at least 1 rank, not {}", ranks));
   if (owners.size() != set_sizes.size()) {
-    throw argument_error(fmt::format("halo plan: owners of {} sets given for {} sets", owners.size(), set_sizes.size()));
+    throw argument_error(
+        fmt::format("halo plan: owners of {} sets given for {} sets", owners.size(), set_sizes.size()));
   }
   for (std::size_t s = 0; s < set_sizes.size(); ++s) {
     if (owners[s].size() != static_cast<std::size_t>(set_sizes[s])) {
-      throw argument_error(fmt::format("halo plan: set {} has {} elements and {} owners", s, set_sizes[s], owners[s].size()));
+      throw argument_error(
+          fmt::format("halo plan: set {} has {} elements and {} owners", s, set_sizes[s], owners[s].size()));
     }
     for (std::size_t e = 0; e < owners[s].size(); ++e) {
       if (owners[s][e] < 0 || owners[s][e] >= ranks) {
-        throw argument_error(fmt::format("halo plan: element {} of set {} is owned by rank {} of {}", e, s, owners[s][e], ranks));
+        throw argument_error(
+            fmt::format("halo plan: element {} of set {} is owned by rank {} of {}", e, s, owners[s][e], ranks));
       }
     }
   }
@@ -86,20 +89,20 @@ inline void check_mesh(std::span<const index_t> set_sizes, std::span<const globa
   for (std::size_t m = 0; m < maps.size(); ++m) {
     const global_map& map = maps[m];
     if (map.from < 0 || map.from >= n_sets || map.to < 0 || map.to >= n_sets || map.arity < 1) {
-      throw argument_error(fmt::format("halo plan: map {} goes from set {} to set {} with arity {} ({} sets)", m, map.from,
-                                       map.to, map.arity, n_sets));
+      throw argument_error(fmt::format("halo plan: map {} goes from set {} to set {} with arity {} ({} sets)", m,
+                                       map.from, map.to, map.arity, n_sets));
     }
-    if (map.values.size() != static_cast<std::size_t>(set_sizes[static_cast<std::size_t>(map.from)]) *
-                                 static_cast<std::size_t>(map.arity)) {
-      throw argument_error(fmt::format("halo plan: map {} has {} values for {} elements of arity {}", m, map.values.size(),
-                                       set_sizes[static_cast<std::size_t>(map.from)], map.arity));
+    if (map.values.size() !=
+        static_cast<std::size_t>(set_sizes[static_cast<std::size_t>(map.from)]) * static_cast<std::size_t>(map.arity)) {
+      throw argument_error(fmt::format("halo plan: map {} has {} values for {} elements of arity {}", m,
+                                       map.values.size(), set_sizes[static_cast<std::size_t>(map.from)], map.arity));
     }
     for (std::size_t i = 0; i < map.values.size(); ++i) {
       if (map.values[i] < 0 || map.values[i] >= set_sizes[static_cast<std::size_t>(map.to)]) {
-        throw argument_error(fmt::format("halo plan: map {} value {} (element {}, slot {}) is outside set {} of {} elements",
-                                         m, map.values[i], i / static_cast<std::size_t>(map.arity),
-                                         i % static_cast<std::size_t>(map.arity), map.to,
-                                         set_sizes[static_cast<std::size_t>(map.to)]));
+        throw argument_error(
+            fmt::format("halo plan: map {} value {} (element {}, slot {}) is outside set {} of {} elements", m,
+                        map.values[i], i / static_cast<std::size_t>(map.arity), i % static_cast<std::size_t>(map.arity),
+                        map.to, set_sizes[static_cast<std::size_t>(map.to)]));
       }
     }
   }
@@ -133,15 +136,17 @@ inline std::vector<rank_plan> plan_halos(std::span<const index_t> set_sizes, std
   for (std::size_t s = 0; s < n_sets; ++s) {
     executing[s].resize(static_cast<std::size_t>(set_sizes[s]));
     core[s].assign(static_cast<std::size_t>(set_sizes[s]), 1);
-    for (index_t e = 0; e < set_sizes[s]; ++e) executing[s][static_cast<std::size_t>(e)] = {owner(static_cast<int>(s), e)};
+    for (index_t e = 0; e < set_sizes[s]; ++e)
+      executing[s][static_cast<std::size_t>(e)] = {owner(static_cast<int>(s), e)};
   }
   for (const global_map& m : maps) {
     const auto from = static_cast<std::size_t>(m.from);
     for (index_t e = 0; e < set_sizes[from]; ++e) {
       auto& ranks_of_e = executing[from][static_cast<std::size_t>(e)];
       for (int k = 0; k < m.arity; ++k) {
-        const int t_owner = owner(m.to, m.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(m.arity) +
-                                                 static_cast<std::size_t>(k)]);
+        const int t_owner = owner(
+            m.to,
+            m.values[static_cast<std::size_t>(e) * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(k)]);
         if (t_owner != ranks_of_e.front()) core[from][static_cast<std::size_t>(e)] = 0;
         if (std::find(ranks_of_e.begin(), ranks_of_e.end(), t_owner) == ranks_of_e.end()) ranks_of_e.push_back(t_owner);
       }
@@ -157,7 +162,8 @@ inline std::vector<rank_plan> plan_halos(std::span<const index_t> set_sizes, std
       const auto& ranks_of_e = executing[s][static_cast<std::size_t>(e)];
       regions& home = by_rank[static_cast<std::size_t>(ranks_of_e.front())][s];
       (core[s][static_cast<std::size_t>(e)] ? home.core : home.owned).push_back(e);
-      for (std::size_t i = 1; i < ranks_of_e.size(); ++i) by_rank[static_cast<std::size_t>(ranks_of_e[i])][s].exec.push_back(e);
+      for (std::size_t i = 1; i < ranks_of_e.size(); ++i)
+        by_rank[static_cast<std::size_t>(ranks_of_e[i])][s].exec.push_back(e);
     }
   }
   // Non-exec halos: what the elements each rank executes reach and it neither owns nor executes.
@@ -178,7 +184,8 @@ inline std::vector<rank_plan> plan_halos(std::span<const index_t> set_sizes, std
   }
   std::vector<rank_plan> plans(n_ranks);
   // Each rank's (global, local) pairs per set, sorted by global: local numbers of map targets.
-  std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> lookup(n_ranks, std::vector<std::vector<std::pair<index_t, index_t>>>(n_sets));
+  std::vector<std::vector<std::vector<std::pair<index_t, index_t>>>> lookup(
+      n_ranks, std::vector<std::vector<std::pair<index_t, index_t>>>(n_sets));
   for (std::size_t r = 0; r < n_ranks; ++r) {
     plans[r].sets.resize(n_sets);
     for (std::size_t s = 0; s < n_sets; ++s) {
@@ -221,8 +228,9 @@ inline std::vector<rank_plan> plan_halos(std::span<const index_t> set_sizes, std
       for (index_t i = 0; i < from.exec_end; ++i) {
         const auto e = static_cast<std::size_t>(from.global[static_cast<std::size_t>(i)]);
         for (int k = 0; k < m.arity; ++k) {
-          local.push_back(detail::local_of(lookup[r][static_cast<std::size_t>(m.to)],
-                                           m.values[e * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(k)]));
+          local.push_back(
+              detail::local_of(lookup[r][static_cast<std::size_t>(m.to)],
+                               m.values[e * static_cast<std::size_t>(m.arity) + static_cast<std::size_t>(k)]));
         }
       }
       plans[r].maps.push_back(std::move(local));

@@ -117,13 +117,15 @@ class mpi_link final : public rank_link {
     for (std::size_t q = 0; q < ranks; ++q) {
       const std::size_t from = send_offsets[q], to = send_offsets[q + 1];
       // MPI_Isend takes a non-const buffer in older MPIs' headers; it only reads it.
-      if (to > from) transfer->add(post(MPI_Isend, const_cast<std::byte*>(sent.data()) + from, to - from, q, "MPI_Isend"), false);
+      if (to > from)
+        transfer->add(post(MPI_Isend, const_cast<std::byte*>(sent.data()) + from, to - from, q, "MPI_Isend"), false);
     }
     return transfer;
   }
 
   void all_reduce(void* values, int count, scalar_type type, access op) override {
-    check(MPI_Allreduce(MPI_IN_PLACE, values, count, detail::datatype_of(type), detail::op_of(op), comm_), "MPI_Allreduce");
+    check(MPI_Allreduce(MPI_IN_PLACE, values, count, detail::datatype_of(type), detail::op_of(op), comm_),
+          "MPI_Allreduce");
   }
 
   void broadcast(std::string& bytes, int root) override {

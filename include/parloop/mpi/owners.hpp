@@ -36,12 +36,15 @@ inline std::vector<std::vector<int>> derive_owners(std::span<const index_t> set_
   {
     std::vector<std::vector<int>> checked(n_sets);
     for (std::size_t s = 0; s < n_sets; ++s) {
-      checked[s] = s == static_cast<std::size_t>(partitioned) ? owners[s]
-                                                               : std::vector<int>(static_cast<std::size_t>(set_sizes[s]), 0);
+      checked[s] = s == static_cast<std::size_t>(partitioned)
+                       ? owners[s]
+                       : std::vector<int>(static_cast<std::size_t>(set_sizes[s]), 0);
     }
     detail::check_mesh(set_sizes, maps, checked, ranks);
   }
-  const auto known = [&](int s) { return !owners[static_cast<std::size_t>(s)].empty() || set_sizes[static_cast<std::size_t>(s)] == 0; };
+  const auto known = [&](int s) {
+    return !owners[static_cast<std::size_t>(s)].empty() || set_sizes[static_cast<std::size_t>(s)] == 0;
+  };
   bool derived = true;
   while (derived) {
     derived = false;
@@ -51,7 +54,8 @@ inline std::vector<std::vector<int>> derive_owners(std::span<const index_t> set_
       auto& from = owners[static_cast<std::size_t>(m.from)];
       from.resize(static_cast<std::size_t>(set_sizes[static_cast<std::size_t>(m.from)]));
       for (std::size_t e = 0; e < from.size(); ++e) {
-        from[e] = owners[static_cast<std::size_t>(m.to)][static_cast<std::size_t>(m.values[e * static_cast<std::size_t>(m.arity)])];
+        from[e] = owners[static_cast<std::size_t>(m.to)]
+                        [static_cast<std::size_t>(m.values[e * static_cast<std::size_t>(m.arity)])];
       }
       derived = true;
     }

@@ -55,10 +55,11 @@ inline void check_parts(std::string_view what, int parts) {
 inline void check_graph(const graph& g) {
   const auto n = static_cast<std::int64_t>(g.offsets.size()) - 1;
   if (n < 0 || g.offsets.front() != 0 || static_cast<std::size_t>(g.offsets.back()) != g.neighbours.size()) {
-    throw argument_error(fmt::format("partition_graph: the offsets ({} of them, from {} to {}) do not frame the {} "
-                                     "neighbours",
-                                     g.offsets.size(), g.offsets.empty() ? 0 : g.offsets.front(),
-                                     g.offsets.empty() ? 0 : g.offsets.back(), g.neighbours.size()));
+    throw argument_error(
+        fmt::format("partition_graph: the offsets ({} of them, from {} to {}) do not frame the {} "
+                    "neighbours",
+                    g.offsets.size(), g.offsets.empty() ? 0 : g.offsets.front(),
+                    g.offsets.empty() ? 0 : g.offsets.back(), g.neighbours.size()));
   }
   for (std::int64_t v = 0; v < n; ++v) {
     const index_t first = g.offsets[static_cast<std::size_t>(v)], last = g.offsets[static_cast<std::size_t>(v) + 1];
@@ -128,7 +129,8 @@ inline std::vector<int> scotch_part(const graph& g, int parts) {
   SCOTCH_graphExit(&plain);
   SCOTCH_contextExit(&context);
   if (status != 0) {
-    throw error(fmt::format("Scotch failed (status {}) cutting {} vertices into {} parts", status, g.vertices(), parts));
+    throw error(
+        fmt::format("Scotch failed (status {}) cutting {} vertices into {} parts", status, g.vertices(), parts));
   }
   return {part.begin(), part.end()};
 }
@@ -183,7 +185,7 @@ inline std::vector<int> partition_coordinates(std::span<const double> coordinate
     return coordinates[static_cast<std::size_t>(e) * static_cast<std::size_t>(dim) + static_cast<std::size_t>(axis)];
   };
   const std::function<void(std::size_t, std::size_t, int, int)> bisect = [&](std::size_t first, std::size_t last,
-                                                                              int first_part, int count) {
+                                                                             int first_part, int count) {
     if (count == 1 || first == last) {
       for (std::size_t i = first; i < last; ++i) part[static_cast<std::size_t>(order[i])] = first_part;
       return;
@@ -201,10 +203,10 @@ inline std::vector<int> partition_coordinates(std::span<const double> coordinate
     }
     const int left = count / 2;
     const std::size_t split = first + (last - first) * static_cast<std::size_t>(left) / static_cast<std::size_t>(count);
-    std::nth_element(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(split),
-                     order.begin() + static_cast<std::ptrdiff_t>(last), [&](index_t x, index_t y) {
-                       return at(x, axis) < at(y, axis) || (at(x, axis) == at(y, axis) && x < y);
-                     });
+    std::nth_element(
+        order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(split),
+        order.begin() + static_cast<std::ptrdiff_t>(last),
+        [&](index_t x, index_t y) { return at(x, axis) < at(y, axis) || (at(x, axis) == at(y, axis) && x < y); });
     bisect(first, split, first_part, left);
     bisect(split, last, first_part + left, count - left);
   };

@@ -105,14 +105,17 @@ inline void check_received(const rank_plan& p, int ranks) {
     const rank_set& rs = p.sets[s];
     largest = std::max(largest, rs.size());
     if (rs.import_from.size() != static_cast<std::size_t>(ranks)) {
-      throw error(fmt::format("a halo plan message's set {} has lists for {} ranks, not {}", s, rs.import_from.size(), ranks));
+      throw error(
+          fmt::format("a halo plan message's set {} has lists for {} ranks, not {}", s, rs.import_from.size(), ranks));
     }
     for (std::size_t q = 0; q < rs.import_from.size(); ++q) {
       for (const index_t i : rs.import_from[q]) {
-        if (i < rs.owned_end || i >= rs.size()) throw error(fmt::format("a halo plan message imports into place {} of set {}", i, s));
+        if (i < rs.owned_end || i >= rs.size())
+          throw error(fmt::format("a halo plan message imports into place {} of set {}", i, s));
       }
       for (const index_t i : rs.export_to[q]) {
-        if (i < 0 || i >= rs.owned_end) throw error(fmt::format("a halo plan message exports place {} of set {}", i, s));
+        if (i < 0 || i >= rs.owned_end)
+          throw error(fmt::format("a halo plan message exports place {} of set {}", i, s));
       }
     }
   }

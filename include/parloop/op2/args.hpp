@@ -32,7 +32,7 @@ struct op_arg {
   op_map_core* map = nullptr;
   int dim = 0;
   int idx = -1;
-  int size = 0;  // bytes per element (a global's: all of it)
+  int size = 0;          // bytes per element (a global's: all of it)
   char* data = nullptr;  // a global's: the user's variable
   char* data_d = nullptr;
   int* map_data = nullptr;
@@ -53,7 +53,8 @@ struct typed_arg : op_arg {};
 
 inline void check_access(int acc, std::string_view what) {
   if (acc < read_access || acc > max_access) {
-    throw argument_error(fmt::format("{}: access {} is none of OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX", what, acc));
+    throw argument_error(
+        fmt::format("{}: access {} is none of OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX", what, acc));
   }
 }
 
@@ -90,9 +91,10 @@ inline op_arg arg_dat(int opt, op_dat_core* dat, int idx, op_map_core* map, int 
                                      map->to->name_text, dat->set->name_text));
   }
   if (idx >= map->dim || idx == -1 || (idx < -1 && -idx != map->dim)) {
-    throw argument_error(fmt::format("{}: index {} of map '{}' of dimension {}: an index is 0 to {}, or {} for all its "
-                                     "entries",
-                                     what(), idx, map->name_text, map->dim, map->dim - 1, -map->dim));
+    throw argument_error(
+        fmt::format("{}: index {} of map '{}' of dimension {}: an index is 0 to {}, or {} for all its "
+                    "entries",
+                    what(), idx, map->name_text, map->dim, map->dim - 1, -map->dim));
   }
   return a;
 }
@@ -126,9 +128,10 @@ typed_arg<T> arg_gbl(int opt, T* data, int dim, const char* type, int acc, int k
   }
   a.size = dim * static_cast<int>(scalar_bytes(a.scalar));
   if (kind == gbl_arg && (acc == write_access || acc == rw_access)) {
-    throw argument_error(fmt::format("{}: {} of a global: a global is OP_READ, or reduced into with OP_INC, OP_MIN "
-                                     "or OP_MAX",
-                                     what, access_name(acc)));
+    throw argument_error(
+        fmt::format("{}: {} of a global: a global is OP_READ, or reduced into with OP_INC, OP_MIN "
+                    "or OP_MAX",
+                    what, access_name(acc)));
   }
   return a;
 }

@@ -3,17 +3,23 @@
 // kernels. A device kernel has the declared values built in; a kernel function on the host reads
 // the application's variable, so while a loop runs there the variable holds the declared values,
 // and its own afterwards. Where a device compiler does not know a name, the message says which
-// op_decl_const is missing.
+// op_decl_const is missing. And the declarations of the constants device code holds.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
 #include "parloop/op2/program.hpp"
 
@@ -81,6 +87,36 @@ inline compile_error with_constant_hint(const compile_error& e, const std::vecto
                            " named by the kernel but not declared: a variable the kernels read is declared with "
                            "op_decl_const before the loop, which puts it in the device's code",
                        e.log(), e.source_path());
+}
+
+// The declaration of each constant a kernel's source names, for device code: the value as a
+// literal (hexadecimal for floating point, so exactly), in parloop's PL_CONSTANT space.
+inline std::string literal_of(const constant& c, int k) {
+  const std::byte* at = c.bytes.data() + static_cast<std::size_t>(k) * scalar_bytes(c.type);
+  const auto read = [&]<class T>(T v) {
+    std::memcpy(&v, at, sizeof v);
+    return v;
+  };
+  switch (c.type) {
+    case scalar_type::float64: return fmt::format("{:a}", read(double{}));
+    case scalar_type::float32: return fmt::format("{:a}f", read(float{}));
+    case scalar_type::int32: return fmt::format("{}", read(std::int32_t{}));
+    case scalar_type::int64: {
+      const std::int64_t v = read(std::int64_t{});
+      // The most negative value has no literal of its own.
+      return v == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807L - 1)" : fmt::format("{}L", v);
+    }
+    case scalar_type::boolean: break;
+  }
+  return "0";
+}
+
+inline std::string declaration_of(const constant& c) {
+  const std::string_view type = c.type == scalar_type::int64 ? "long" : type_name(c.type);
+  if (c.dim == 1) return fmt::format("PL_CONSTANT {} {} = {};\n", type, c.name, literal_of(c, 0));
+  std::string values;
+  for (int k = 0; k < c.dim; ++k) values += fmt::format("{}{}", k == 0 ? "" : ", ", literal_of(c, k));
+  return fmt::format("PL_CONSTANT {} {}[{}] = {{{}}};\n", type, c.name, c.dim, values);
 }
 
 }  // namespace parloop::op2

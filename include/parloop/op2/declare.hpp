@@ -37,8 +37,8 @@ inline std::string name_or(const char* name, std::string_view what, std::size_t 
 // share on the ranks.
 inline void refuse_after_partition(const program& p, std::string_view call, const std::string& name) {
   if (p.mpi && p.mpi->partitioned()) {
-    throw argument_error(fmt::format("{} '{}' after op_partition: over MPI every set and map is declared before it",
-                                     call, name));
+    throw argument_error(
+        fmt::format("{} '{}' after op_partition: over MPI every set and map is declared before it", call, name));
   }
 }
 
@@ -66,14 +66,16 @@ op_map_core* decl_map(op_set_core* from, op_set_core* to, int dim, const I* valu
   const std::string call = fmt::format("op_decl_map '{}'", called);
   check_set(from, call, "source");
   check_set(to, call, "target");
-  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}; a map has at least one entry per element", call, dim));
+  if (dim < 1)
+    throw argument_error(fmt::format("{}: the dimension is {}; a map has at least one entry per element", call, dim));
   const std::size_t count = static_cast<std::size_t>(from->size) * static_cast<std::size_t>(dim);
   if (values == nullptr && count > 0) throw argument_error(fmt::format("{}: the values are null", call));
   std::vector<int> given(count);
   for (std::size_t i = 0; i < count; ++i) {
     if (values[i] < std::numeric_limits<int>::min() || values[i] > std::numeric_limits<int>::max()) {
       throw argument_error(fmt::format("{}: entry {} of element {} is {}, past the int range parloop's maps hold", call,
-                                       i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim), values[i]));
+                                       i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim),
+                                       values[i]));
     }
     given[i] = static_cast<int>(values[i]);
   }
@@ -107,12 +109,14 @@ op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data
   const std::string called = name_or(name, "dat", p.dats.size());
   const std::string call = fmt::format("{} '{}'", temporary ? "op_decl_dat_temp" : "op_decl_dat", called);
   check_set(set, call, "");
-  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}; a dat has at least one value per element", call, dim));
+  if (dim < 1)
+    throw argument_error(fmt::format("{}: the dimension is {}; a dat has at least one value per element", call, dim));
   const scalar_type t = dat_scalar<T>(type, call);
   if (p.mpi && p.mpi->partitioned() && data != nullptr) {
-    throw argument_error(fmt::format("{}: values after op_partition: over MPI a dat with values is declared before it "
-                                     "(a temporary, or one without values, after it starts at zero)",
-                                     call));
+    throw argument_error(
+        fmt::format("{}: values after op_partition: over MPI a dat with values is declared before it "
+                    "(a temporary, or one without values, after it starts at zero)",
+                    call));
   }
   // Without data (a temporary's, or null) the values start at zero.
   const auto* bytes = reinterpret_cast<const std::byte*>(data);
@@ -133,8 +137,8 @@ inline int free_dat_temp(op_dat_core* d) {
   program& p = program::current("op_free_dat_temp");
   check_dat(d, "op_free_dat_temp");
   if (!d->temporary) {
-    throw argument_error(fmt::format("op_free_dat_temp: dat '{}' was declared by op_decl_dat, not op_decl_dat_temp",
-                                     d->name_text));
+    throw argument_error(
+        fmt::format("op_free_dat_temp: dat '{}' was declared by op_decl_dat, not op_decl_dat_temp", d->name_text));
   }
   std::erase_if(p.dats, [&](const std::unique_ptr<op_dat_core>& o) { return o.get() == d; });
   return 1;  // OP2's success
@@ -156,7 +160,8 @@ void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call
   check_dat(d, call);
   if constexpr (constexpr std::optional<scalar_type> data = scalar_of_data<T>(); data.has_value()) {
     if (*data != d->scalar) {
-      throw data_error(fmt::format("{}: dat '{}' holds {}, read into {}", call, d->name_text, d->type_text, type_name(*data)));
+      throw data_error(
+          fmt::format("{}: dat '{}' holds {}, read into {}", call, d->name_text, d->type_text, type_name(*data)));
     }
   }
   const int elements = whole ? global_size(d->set) : d->set->size;
@@ -164,7 +169,8 @@ void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call
     throw argument_error(fmt::format("{}: elements [{}, {}] of dat '{}', whose set '{}' has {}", call, low, high,
                                      d->name_text, d->set->name_text, elements));
   }
-  if (out == nullptr && high >= low) throw argument_error(fmt::format("{}: the buffer for dat '{}' is null", call, d->name_text));
+  if (out == nullptr && high >= low)
+    throw argument_error(fmt::format("{}: the buffer for dat '{}' is null", call, d->name_text));
   const std::size_t row = static_cast<std::size_t>(d->size);
   if (high < low) return;
   program& p = program::current(call);
@@ -181,42 +187,14 @@ void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call
     const std::vector<std::byte> all = p.mpi->gathered(*d);
     const std::size_t mine = p.mpi->block_start(*d->set) * row;
     if (!d->host_copy.empty()) std::memcpy(d->host_copy.data(), all.data() + mine, d->host_copy.size());
-    std::memcpy(out, all.data() + (whole ? static_cast<std::size_t>(low) * row : mine + static_cast<std::size_t>(low) * row), bytes);
+    std::memcpy(out,
+                all.data() + (whole ? static_cast<std::size_t>(low) * row : mine + static_cast<std::size_t>(low) * row),
+                bytes);
     return;
   }
   std::byte* kept = d->host_copy.data() + static_cast<std::size_t>(low) * row;
   std::memcpy(kept, user_values(*d) + static_cast<std::size_t>(low) * row, bytes);
   std::memmove(out, kept, bytes);
-}
-
-// The declaration of each constant a kernel's source names, for device code: the value as a
-// literal (hexadecimal for floating point, so exactly), in parloop's PL_CONSTANT space.
-inline std::string literal_of(const constant& c, int k) {
-  const std::byte* at = c.bytes.data() + static_cast<std::size_t>(k) * scalar_bytes(c.type);
-  const auto read = [&]<class T>(T v) {
-    std::memcpy(&v, at, sizeof v);
-    return v;
-  };
-  switch (c.type) {
-    case scalar_type::float64: return fmt::format("{:a}", read(double{}));
-    case scalar_type::float32: return fmt::format("{:a}f", read(float{}));
-    case scalar_type::int32: return fmt::format("{}", read(std::int32_t{}));
-    case scalar_type::int64: {
-      const std::int64_t v = read(std::int64_t{});
-      // The most negative value has no literal of its own.
-      return v == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807L - 1)" : fmt::format("{}L", v);
-    }
-    case scalar_type::boolean: break;
-  }
-  return "0";
-}
-
-inline std::string declaration_of(const constant& c) {
-  const std::string_view type = c.type == scalar_type::int64 ? "long" : type_name(c.type);
-  if (c.dim == 1) return fmt::format("PL_CONSTANT {} {} = {};\n", type, c.name, literal_of(c, 0));
-  std::string values;
-  for (int k = 0; k < c.dim; ++k) values += fmt::format("{}{}", k == 0 ? "" : ", ", literal_of(c, k));
-  return fmt::format("PL_CONSTANT {} {}[{}] = {{{}}};\n", type, c.name, c.dim, values);
 }
 
 // op_decl_const's variable's name, from the text of its argument: `&gam` or `qinf`.
@@ -251,7 +229,8 @@ void decl_const(int dim, const char* type, const T* data, std::string name, bool
   if (is_floating(t)) {
     for (int k = 0; k < dim; ++k) {
       double v = 0;
-      if (t == scalar_type::float64) std::memcpy(&v, c.bytes.data() + 8 * k, 8);
+      if (t == scalar_type::float64)
+        std::memcpy(&v, c.bytes.data() + 8 * k, 8);
       else {
         float f = 0;
         std::memcpy(&f, c.bytes.data() + 4 * k, 4);

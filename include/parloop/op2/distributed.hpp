@@ -56,7 +56,8 @@ class mpi_distribution final : public distribution {
   void declare_dat(const op_dat_core& d, const std::byte* values) override {
     std::vector<std::byte> bytes(static_cast<std::size_t>(d.set->size) * static_cast<std::size_t>(d.size));
     if (values != nullptr && !bytes.empty()) std::copy(values, values + bytes.size(), bytes.begin());
-    dats_[&d] = mesh_.dat(sets_.at(static_cast<std::size_t>(d.set->index)), d.scalar, d.dim, std::move(bytes), d.name_text);
+    dats_[&d] =
+        mesh_.dat(sets_.at(static_cast<std::size_t>(d.set->index)), d.scalar, d.dim, std::move(bytes), d.name_text);
   }
 
   void partition(program& p, const char* lib, const char* routine, op_set_core* prime_set, op_map_core* prime_map,
@@ -87,8 +88,10 @@ class mpi_distribution final : public distribution {
       d->state = a.owner;
       d->array = a.values;
     }
-    if (p.rank == 0 && library == "BLOCK") std::printf("op_halo_create: %s over %d ranks\n", said.c_str(), p.ranks);
-    else if (p.rank == 0) std::printf("op_partition(%s, %s): %s over %d ranks\n", lib, routine, said.c_str(), p.ranks);
+    if (p.rank == 0 && library == "BLOCK")
+      std::printf("op_halo_create: %s over %d ranks\n", said.c_str(), p.ranks);
+    else if (p.rank == 0)
+      std::printf("op_partition(%s, %s): %s over %d ranks\n", lib, routine, said.c_str(), p.ranks);
   }
 
   bool partitioned() const override { return mine_.has_value(); }
@@ -99,7 +102,7 @@ class mpi_distribution final : public distribution {
     const std::size_t row = static_cast<std::size_t>(d.size);
     const std::span<const std::byte> local(d.array->host_bytes(), static_cast<std::size_t>(d.set->set->size()) * row);
     std::vector<std::byte> all = mpi::gather_owned<std::byte>(mine_->comm(), sd.global, sd.owned_end, local,
-                                                               static_cast<int>(row), sd.global_size, 0);
+                                                              static_cast<int>(row), sd.global_size, 0);
     all.resize(static_cast<std::size_t>(sd.global_size) * row);
     mpi::check(MPI_Bcast(all.data(), static_cast<int>(all.size()), MPI_BYTE, 0, mine_->comm()), "MPI_Bcast");
     return all;
@@ -157,13 +160,15 @@ class mpi_distribution final : public distribution {
 #if PARLOOP_HAVE_SCOTCH
       if (library == "PTSCOTCH" || library == "SCOTCH") which = mpi::graph_partitioner::scotch;
 #endif
-      said = fmt::format("{}'s k-way partition of the graph of map '{}' ({})",
-                         which == mpi::graph_partitioner::scotch ? "Scotch" : "METIS", map->name_text,
-                         map->to->name_text);
+      said =
+          fmt::format("{}'s k-way partition of the graph of map '{}' ({})",
+                      which == mpi::graph_partitioner::scotch ? "Scotch" : "METIS", map->name_text, map->to->name_text);
       return mpi::partitioning::by_graph(maps_.at(static_cast<std::size_t>(map->index)), which);
     }
-    said = library == "BLOCK" ? "the first set's blocks as declared" : "the blocks as declared (no map to partition by)";
-    return mpi::partitioning::by_owners(sets_.front(), std::vector<int>(static_cast<std::size_t>(p.sets.front()->size), p.rank));
+    said =
+        library == "BLOCK" ? "the first set's blocks as declared" : "the blocks as declared (no map to partition by)";
+    return mpi::partitioning::by_owners(sets_.front(),
+                                        std::vector<int>(static_cast<std::size_t>(p.sets.front()->size), p.rank));
   }
 
   bool began_ = false;

@@ -20,14 +20,22 @@ namespace parloop::op2 {
 
 struct op_set_core {
   op_set_core(int number, Set s)
-      : index(number), size(s.size()), core_size(size), set(std::make_shared<Set>(std::move(s))), name_text(set->name()) {
+      : index(number),
+        size(s.size()),
+        core_size(size),
+        set(std::make_shared<Set>(std::move(s))),
+        name_text(set->name()) {
     name = name_text.c_str();
   }
   // A copy of `of`'s OP2 fields with `elements` elements, owning nothing: made in malloc's storage
   // for op_mpi_get_data, whose caller releases it with free() and runs no destructor. Its parloop
   // set is `of`'s, not shared.
   op_set_core(const op_set_core& of, int elements)
-      : index(of.index), size(elements), name(of.name), core_size(elements), set(std::shared_ptr<Set>(), of.set.get()) {}
+      : index(of.index),
+        size(elements),
+        name(of.name),
+        core_size(elements),
+        set(std::shared_ptr<Set>(), of.set.get()) {}
   // OP2's fields. Over MPI, once op_partition has run, this rank's share: `core_size` elements
   // computed without halo data, `exec_size` halo elements its loops run too (they write to what
   // it owns), `nonexec_size` halo elements only read. `size` stays the block declared.
@@ -47,7 +55,12 @@ struct op_set_core {
 struct op_map_core {
   op_map_core(int number, op_set_core* source, op_set_core* target, int arity, std::vector<int> given,
               std::optional<Map> m, std::string called)
-      : index(number), from(source), to(target), dim(arity), values(std::move(given)), parloop_map(std::move(m)),
+      : index(number),
+        from(source),
+        to(target),
+        dim(arity),
+        values(std::move(given)),
+        parloop_map(std::move(m)),
         name_text(std::move(called)) {
     map = values.data();
     name = name_text.c_str();
@@ -69,8 +82,15 @@ struct op_map_core {
 struct op_dat_core {
   op_dat_core(int number, op_set_core* on, int components, scalar_type t, std::string type_name,
               std::shared_ptr<detail::array_base> owner, detail::mirrored_array& values, bool temp)
-      : index(number), set(on), dim(components), size(components * static_cast<int>(scalar_bytes(t))),
-        scalar(t), temporary(temp), state(std::move(owner)), array(&values), name_text(state->name),
+      : index(number),
+        set(on),
+        dim(components),
+        size(components * static_cast<int>(scalar_bytes(t))),
+        scalar(t),
+        temporary(temp),
+        state(std::move(owner)),
+        array(&values),
+        name_text(state->name),
         type_text(std::move(type_name)) {
     name = name_text.c_str();
     type = type_text.c_str();
@@ -84,8 +104,16 @@ struct op_dat_core {
   // A copy of `of`'s OP2 fields on `on`, holding `values`, owning nothing: made in malloc's
   // storage for op_mpi_get_data, whose caller releases it with free() and runs no destructor.
   op_dat_core(const op_dat_core& of, op_set_core* on, char* values)
-      : index(of.index), set(on), dim(of.dim), size(of.size), data(values), name(of.name), type(of.type),
-        scalar(of.scalar), temporary(true), array(nullptr) {}
+      : index(of.index),
+        set(on),
+        dim(of.dim),
+        size(of.size),
+        data(values),
+        name(of.name),
+        type(of.type),
+        scalar(of.scalar),
+        temporary(true),
+        array(nullptr) {}
   // OP2's fields. `data` is the host copy, as on OP2's device backends: this rank's declared
   // block in the application's numbering, as declared and then as each op_fetch_data of the dat
   // last read it (loops run where parloop keeps the values, so it is not live between fetches).

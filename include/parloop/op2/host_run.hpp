@@ -61,66 +61,68 @@ struct host_loop {
   // The host's copies current, once per loop.
   void prepare() const {
     for (const detail::arg_view& v : views) {
-      if (is_modified(v.mode)) v.data->host_written(v.owner->device());
-      else v.data->ensure_host(v.owner->device());
+      if (is_modified(v.mode))
+        v.data->host_written(v.owner->device());
+      else
+        v.data->ensure_host(v.owner->device());
     }
   }
 
   // Runs the elements of r in order; the globals it reduces into go to `partials` where given.
   void run(range r, std::byte* partials) const {
-      std::array<host_arg, detail::max_loop_args> bound;
-      std::size_t slot_count = 0, partial_at = 0;
+    std::array<host_arg, detail::max_loop_args> bound;
+    std::size_t slot_count = 0, partial_at = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      host_arg& b = bound[i];
+      if (view_at[i] < 0) {
+        b.base = reinterpret_cast<std::byte*>(args[i]->data);
+        b.fixed = true;
+        continue;
+      }
+      const detail::arg_view& v = views[static_cast<std::size_t>(view_at[i])];
+      b.base = v.data->host_bytes();
+      b.row = static_cast<std::size_t>(v.dim) * scalar_bytes(v.type);
+      if (v.kind == arg_kind::global) {
+        b.fixed = true;
+        if (partials != nullptr && partial_size(v) > 0) {
+          b.base = partials + partial_at;
+          partial_at += partial_size(v);
+        }
+        continue;
+      }
+      if (v.map != nullptr) {
+        b.map = v.map->values.data();
+        b.arity = v.map->arity;
+        b.slot = v.slot;
+      }
+      if (v.kind == arg_kind::whole_map) {
+        b.vector = true;
+        b.slots = slot_count;
+        slot_count += static_cast<std::size_t>(b.arity);
+      }
+    }
+    std::vector<void*> slots(slot_count);
+    std::array<void*, detail::max_loop_args> pointers{};
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (bound[i].fixed) pointers[i] = bound[i].base;
+      if (bound[i].vector) pointers[i] = slots.data() + bound[i].slots;
+    }
+    for (index_t e = r.start; e < r.end; ++e) {
       for (std::size_t i = 0; i < args.size(); ++i) {
-        host_arg& b = bound[i];
-        if (view_at[i] < 0) {
-          b.base = reinterpret_cast<std::byte*>(args[i]->data);
-          b.fixed = true;
-          continue;
-        }
-        const detail::arg_view& v = views[static_cast<std::size_t>(view_at[i])];
-        b.base = v.data->host_bytes();
-        b.row = static_cast<std::size_t>(v.dim) * scalar_bytes(v.type);
-        if (v.kind == arg_kind::global) {
-          b.fixed = true;
-          if (partials != nullptr && partial_size(v) > 0) {
-            b.base = partials + partial_at;
-            partial_at += partial_size(v);
+        const host_arg& b = bound[i];
+        if (b.fixed) continue;
+        const std::ptrdiff_t row_of = static_cast<std::ptrdiff_t>(e) * b.arity;
+        if (b.vector) {
+          for (int j = 0; j < b.arity; ++j) {
+            slots[b.slots + static_cast<std::size_t>(j)] = b.base + static_cast<std::size_t>(b.map[row_of + j]) * b.row;
           }
-          continue;
-        }
-        if (v.map != nullptr) {
-          b.map = v.map->values.data();
-          b.arity = v.map->arity;
-          b.slot = v.slot;
-        }
-        if (v.kind == arg_kind::whole_map) {
-          b.vector = true;
-          b.slots = slot_count;
-          slot_count += static_cast<std::size_t>(b.arity);
+        } else {
+          const index_t at = b.map == nullptr ? e : b.map[row_of + b.slot];
+          pointers[i] = b.base + static_cast<std::size_t>(at) * b.row;
         }
       }
-      std::vector<void*> slots(slot_count);
-      std::array<void*, detail::max_loop_args> pointers{};
-      for (std::size_t i = 0; i < args.size(); ++i) {
-        if (bound[i].fixed) pointers[i] = bound[i].base;
-        if (bound[i].vector) pointers[i] = slots.data() + bound[i].slots;
-      }
-      for (index_t e = r.start; e < r.end; ++e) {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-          const host_arg& b = bound[i];
-          if (b.fixed) continue;
-          const std::ptrdiff_t row_of = static_cast<std::ptrdiff_t>(e) * b.arity;
-          if (b.vector) {
-            for (int j = 0; j < b.arity; ++j) {
-              slots[b.slots + static_cast<std::size_t>(j)] = b.base + static_cast<std::size_t>(b.map[row_of + j]) * b.row;
-            }
-          } else {
-            const index_t at = b.map == nullptr ? e : b.map[row_of + b.slot];
-            pointers[i] = b.base + static_cast<std::size_t>(at) * b.row;
-          }
-        }
-        call(pointers.data());
-      }
+      call(pointers.data());
+    }
   }
 
   // A block's partials start where combining them changes nothing: 0 for INC, the global's
@@ -129,8 +131,10 @@ struct host_loop {
     for (const detail::arg_view& v : views) {
       const std::size_t n = partial_size(v);
       if (n == 0) continue;
-      if (v.mode == access::inc) std::memset(partials, 0, n);
-      else std::memcpy(partials, v.data->host_bytes(), static_cast<std::size_t>(v.dim) * scalar_bytes(v.type));
+      if (v.mode == access::inc)
+        std::memset(partials, 0, n);
+      else
+        std::memcpy(partials, v.data->host_bytes(), static_cast<std::size_t>(v.dim) * scalar_bytes(v.type));
       partials += n;
     }
   }

@@ -24,6 +24,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/op2/constant_values.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/program.hpp"
 
@@ -104,9 +105,10 @@ inline std::string user_types_source(const std::vector<std::filesystem::path>& n
 
 // OP_FUN_PREFIX as OP2's translators define it before user_types.h: a CUDA function of both sides;
 // nothing in OpenCL C.
-inline constexpr std::string_view fun_prefix = "#ifndef OP_FUN_PREFIX\n#ifdef __CUDACC__\n"
-                                               "#define OP_FUN_PREFIX __host__ __device__\n#else\n"
-                                               "#define OP_FUN_PREFIX\n#endif\n#endif\n";
+inline constexpr std::string_view fun_prefix =
+    "#ifndef OP_FUN_PREFIX\n#ifdef __CUDACC__\n"
+    "#define OP_FUN_PREFIX __host__ __device__\n#else\n"
+    "#define OP_FUN_PREFIX\n#endif\n#endif\n";
 
 // The source a device compiles for the kernel: its header, with the declarations of the constants
 // it names before it. Made again when the constants change; a source that changed starts a new
@@ -136,9 +138,10 @@ inline kernel_record& record_for(program& p, const char* kernel_name, const char
     std::string source;
     if (!r.header->empty()) {
       // OP2's kernels may use its MIN, MAX and OP2_STRIDE, which its own device code defines too.
-      source = "#ifndef MIN\n#define MIN(a, b) ((a < b) ? (a) : (b))\n#endif\n"
-               "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n"
-               "#ifndef OP2_STRIDE\n#define OP2_STRIDE(arr, idx) arr[idx]\n#endif\n";
+      source =
+          "#ifndef MIN\n#define MIN(a, b) ((a < b) ? (a) : (b))\n#endif\n"
+          "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n"
+          "#ifndef OP2_STRIDE\n#define OP2_STRIDE(arr, idx) arr[idx]\n#endif\n";
       for (const constant& c : p.constants) {
         if (codegen::says_word(*r.header, c.name) || codegen::says_word(r.user_types, c.name)) {
           source += declaration_of(c);

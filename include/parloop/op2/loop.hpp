@@ -122,11 +122,17 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
     run(range{0, set->set->size()}, nullptr);
   } else {
     const Runtime& rt = p.runtime;
-    const bool reduces = std::any_of(seen.begin(), seen.end(), [](const detail::arg_view& v) { return partial_size(v) > 0; });
-    const detail::loop_choice how{{reduces ? rt.default_reduction_strategy() : rt.default_strategy(), rt.default_conflicts()},
-                                  rt.autotunes()};
+    const bool reduces =
+        std::any_of(seen.begin(), seen.end(), [](const detail::arg_view& v) { return partial_size(v) > 0; });
+    const detail::loop_choice how{
+        {reduces ? rt.default_reduction_strategy() : rt.default_strategy(), rt.default_conflicts()}, rt.autotunes()};
     try {
-      detail::run_call({record.name, *record.cache, *set->set, how, range{0, set->set->size()}, seen,
+      detail::run_call({record.name,
+                        *record.cache,
+                        *set->set,
+                        how,
+                        range{0, set->set->size()},
+                        seen,
                         {make_ir, {prepare, run, host.partial_bytes(), start, combine}, false}});
     } catch (const compile_error& e) {
       throw with_constant_hint(e, p.constants);
@@ -156,7 +162,8 @@ void par_loop(void (*kernel)(P...), const char* kernel_name, const char* file, c
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       run_loop(kernel_name, file, name, set, list, params,
                [&](void* const* pointers) { kernel(static_cast<P>(pointers[I])...); });
-    }(std::index_sequence_for<P...>{});
+    }
+    (std::index_sequence_for<P...>{});
   }
 }
 

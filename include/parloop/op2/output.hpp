@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "parloop/cache/disk_files.hpp"
-#include "parloop/cache/stats.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/error.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/program.hpp"
@@ -55,7 +55,7 @@ inline void write_file(std::string_view call, const char* file, const std::strin
 // What both of OP2's dat files start from: the dat checked, and all its values (over MPI every
 // rank takes part); none on a rank that does not write.
 inline std::optional<std::vector<std::byte>> dat_for_file(std::string_view call, op_dat_core* d, const char* file,
-                                                         int& elements) {
+                                                          int& elements) {
   check_dat(d, call);
   if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
   std::vector<std::byte> all = whole_dat(*d, elements);
@@ -74,7 +74,9 @@ inline void print_dat_to_txtfile(op_dat_core* d, const char* file) {
   const std::size_t scalar = scalar_bytes(d->scalar);
   for (int e = 0; e < elements; ++e) {
     for (int k = 0; k < d->dim; ++k) {
-      const std::byte* at = values + (static_cast<std::size_t>(e) * static_cast<std::size_t>(d->dim) + static_cast<std::size_t>(k)) * scalar;
+      const std::byte* at =
+          values +
+          (static_cast<std::size_t>(e) * static_cast<std::size_t>(d->dim) + static_cast<std::size_t>(k)) * scalar;
       char buffer[64];
       switch (d->scalar) {
         case scalar_type::float64: {
@@ -156,9 +158,7 @@ class profile {
     static profile made;
     return made;
   }
-  void enter(const char* name) {
-    open_.push_back({path_of(name), wall_seconds()});
-  }
+  void enter(const char* name) { open_.push_back({path_of(name), wall_seconds()}); }
   void exit() {
     if (open_.empty()) throw argument_error("op_profile_exit: no section is open");
     section& s = sections_[open_.back().path];

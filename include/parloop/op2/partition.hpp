@@ -44,7 +44,8 @@ inline void partition(const char* lib, const char* routine, op_set_core* prime_s
 inline void halo_create() {
   program& p = program::current("op_halo_create");
   if (!p.mpi) return;
-  if (p.mpi->partitioned()) throw argument_error("op_halo_create: the mesh is distributed already (op_partition made its halos)");
+  if (p.mpi->partitioned())
+    throw argument_error("op_halo_create: the mesh is distributed already (op_partition made its halos)");
   p.mpi->partition(p, "BLOCK", "DECLARED", nullptr, nullptr, nullptr);
 }
 
@@ -69,8 +70,8 @@ inline void order_mesh(program& p) {
   std::size_t most = 0;
   for (const auto& s : p.sets) {
     if (s->set->distribution() != nullptr) return;
-    const std::size_t into = static_cast<std::size_t>(
-        std::count_if(p.maps.begin(), p.maps.end(), [&](const auto& m) { return m->to == s.get() && m->from != s.get(); }));
+    const std::size_t into = static_cast<std::size_t>(std::count_if(
+        p.maps.begin(), p.maps.end(), [&](const auto& m) { return m->to == s.get() && m->from != s.get(); }));
     if (into > most || (into == most && best != nullptr && s->size > best->size)) {
       best = s.get();
       most = into;

@@ -31,9 +31,10 @@ inline std::optional<scalar_type> scalar_of_name(std::string_view name) {
 inline scalar_type checked_scalar(const char* name, std::string_view what) {
   if (name == nullptr) throw data_error(fmt::format("{}: the type name is null", what));
   if (auto t = scalar_of_name(name)) return *t;
-  throw data_error(fmt::format("{}: type \"{}\" is not one parloop's dats hold: \"double\", \"float\", \"int\" or "
-                               "\"ll\" (optionally with \":soa\")",
-                               what, name));
+  throw data_error(
+      fmt::format("{}: type \"{}\" is not one parloop's dats hold: \"double\", \"float\", \"int\" or "
+                  "\"ll\" (optionally with \":soa\")",
+                  what, name));
 }
 
 // The scalar type of a C++ type given as data: none for char and void (the bytes of a type

@@ -28,9 +28,9 @@ namespace parloop::op2 {
 template <class V>
 constexpr scalar_type kernel_scalar() {
   using U = std::remove_cv_t<V>;
-  static_assert(std::is_same_v<U, double> || std::is_same_v<U, float> || std::is_same_v<U, int> ||
-                    std::is_same_v<U, long long>,
-                "parloop's OP2 API: an OP2 kernel's parameter points to double, float, int or long long values");
+  static_assert(
+      std::is_same_v<U, double> || std::is_same_v<U, float> || std::is_same_v<U, int> || std::is_same_v<U, long long>,
+      "parloop's OP2 API: an OP2 kernel's parameter points to double, float, int or long long values");
   return scalar_of<U>();
 }
 
@@ -84,8 +84,8 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
                                 detail::function_ref<std::string()> loop, detail::any_array* global) {
   const auto what = [&] { return fmt::format("{}: argument {}", loop(), i); };
   if (a.scalar != param.type) {
-    throw data_error(fmt::format("{} holds {}, and the kernel's parameter {} points to {}", what(), type_name(a.scalar), i,
-                                 type_name(param.type)));
+    throw data_error(fmt::format("{} holds {}, and the kernel's parameter {} points to {}", what(), type_name(a.scalar),
+                                 i, type_name(param.type)));
   }
   const bool vector = a.argtype == dat_arg && a.opt == 1 && a.idx < -1;
   if (vector != param.per_slot) {
@@ -99,14 +99,14 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
   if (a.argtype == idx_arg) {
     detail::array_state<int>& numbers = numbers_of(a.map == nullptr ? set : *a.map->to);
     detail::map_state* m = a.map == nullptr ? nullptr : &a.map->parloop_map->state();
-    return {&numbers.array, &numbers, m, access::read, m ? arg_kind::indirect : arg_kind::direct, std::max(a.idx, 0),
-            scalar_type::int32, 1};
+    return {&numbers.array,     &numbers,           m, access::read, m ? arg_kind::indirect : arg_kind::direct,
+            std::max(a.idx, 0), scalar_type::int32, 1};
   }
   if (a.argtype == gbl_arg || a.opt == 0) {
     // An optional argument left out gets zeros the kernel must not use, as OP2's gets no values.
     detail::any_array* g = a.opt == 0 ? global_of(a.scalar, std::max(a.dim, 1), -1) : global;
-    return {g->values, g->owner.get(), nullptr, a.opt == 0 ? access::read : access_of(a.acc), arg_kind::global, 0,
-            a.scalar, std::max(a.dim, 1)};
+    return {g->values, g->owner.get(),    nullptr, a.opt == 0 ? access::read : access_of(a.acc), arg_kind::global, 0,
+            a.scalar,  std::max(a.dim, 1)};
   }
   if (a.map == nullptr && a.dat->set != &set) {
     throw argument_error(fmt::format("{}: dat '{}' is on set '{}', and the loop is over '{}'", what(), a.dat->name_text,
@@ -117,8 +117,14 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
                                      a.map->name_text, a.map->from->name_text, set.name_text));
   }
   const arg_kind kind = a.map == nullptr ? arg_kind::direct : a.idx < -1 ? arg_kind::whole_map : arg_kind::indirect;
-  return {a.dat->array, a.dat->state.get(), a.map ? &a.map->parloop_map->state() : nullptr, access_of(a.acc), kind,
-          std::max(a.idx, 0), a.dat->scalar, a.dat->dim};
+  return {a.dat->array,
+          a.dat->state.get(),
+          a.map ? &a.map->parloop_map->state() : nullptr,
+          access_of(a.acc),
+          kind,
+          std::max(a.idx, 0),
+          a.dat->scalar,
+          a.dat->dim};
 }
 
 }  // namespace parloop::op2

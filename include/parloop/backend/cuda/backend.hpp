@@ -58,7 +58,9 @@ class backend final : public parloop::detail::device_backend {
   strategy default_reduction_strategy() const override { return grid_stride{256, 4}; }
   // Blocks of 128 to 512, one or two elements or vectors of two or four per thread, and grids
   // of four or eight blocks of 256 per multiprocessor.
-  std::vector<strategy> tuning_strategies() const override { return parloop::detail::gpu_tuning_strategies(default_loop_strategy); }
+  std::vector<strategy> tuning_strategies() const override {
+    return parloop::detail::gpu_tuning_strategies(default_loop_strategy);
+  }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::cuda; }
   const cache::device_signature& signature() const override { return signature_; }
   codegen::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
@@ -92,20 +94,21 @@ class backend final : public parloop::detail::device_backend {
     const device& d = ctx_->dev();
     const codegen::generated_source& code = source.code;
     if (code.needs.float64_atomic_add && 10 * d.major + d.minor < 60) {
-      throw error(fmt::format("kernel '{}' adds doubles atomically (INC of a double through a map), and CUDA device {} "
-                              "({}) has no such atomic before sm_60",
-                              code.kernel, d.name, d.arch()));
+      throw error(
+          fmt::format("kernel '{}' adds doubles atomically (INC of a double through a map), and CUDA device {} "
+                      "({}) has no such atomic before sm_60",
+                      code.kernel, d.name, d.arch()));
     }
     if (source.block > d.max_threads_per_block) {
       throw argument_error(fmt::format("a block of {} threads exceeds CUDA device {}'s maximum of {}", source.block,
                                        d.name, d.max_threads_per_block));
     }
     if (code.needs.group_memory > d.shared_memory_per_block) {
-      throw argument_error(fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
-                                       "need {} bytes of shared memory for a block of {}, and CUDA device {} has {}; "
-                                       "use a smaller block, or conflicts::colors or atomics",
-                                       code.kernel, code.needs.group_memory, source.block, d.name,
-                                       d.shared_memory_per_block));
+      throw argument_error(
+          fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
+                      "need {} bytes of shared memory for a block of {}, and CUDA device {} has {}; "
+                      "use a smaller block, or conflicts::colors or atomics",
+                      code.kernel, code.needs.group_memory, source.block, d.name, d.shared_memory_per_block));
     }
   }
 

@@ -44,15 +44,17 @@ struct target {
 // architectures an NVRTC knows (`supported`, ascending). Throws backend_unavailable when the
 // device is older than every one of them.
 inline target target_for(int device_arch, const std::vector<int>& supported, bool fast_math) {
-  if (std::find(supported.begin(), supported.end(), device_arch) != supported.end()) return {device_arch, false, fast_math};
+  if (std::find(supported.begin(), supported.end(), device_arch) != supported.end())
+    return {device_arch, false, fast_math};
   int newest_below = 0;
   for (const int a : supported) {
     if (a <= device_arch) newest_below = std::max(newest_below, a);
   }
   if (newest_below == 0) {
-    throw backend_unavailable(fmt::format("CUDA: NVRTC does not compile for sm_{} (the oldest architecture it knows is "
-                                          "sm_{})",
-                                          device_arch, supported.empty() ? 0 : supported.front()));
+    throw backend_unavailable(
+        fmt::format("CUDA: NVRTC does not compile for sm_{} (the oldest architecture it knows is "
+                    "sm_{})",
+                    device_arch, supported.empty() ? 0 : supported.front()));
   }
   return {newest_below, true, fast_math};
 }
@@ -71,7 +73,8 @@ inline compiled build(const codegen::generated_source& source, const target& t) 
   nvrtcProgram program = nullptr;
   const std::string file = source.entry + ".cu";
   nvrtcResult status = api.create_program(&program, source.text.c_str(), file.c_str(), 0, nullptr, nullptr);
-  if (status != NVRTC_SUCCESS) throw error(fmt::format("NVRTC: nvrtcCreateProgram failed: {}", api.get_error_string(status)));
+  if (status != NVRTC_SUCCESS)
+    throw error(fmt::format("NVRTC: nvrtcCreateProgram failed: {}", api.get_error_string(status)));
   const auto destroy = [&api](nvrtcProgram* p) { api.destroy_program(p); };
   const std::unique_ptr<nvrtcProgram, decltype(destroy)> owner(&program, destroy);
 

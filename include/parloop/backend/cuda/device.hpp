@@ -60,12 +60,11 @@ inline std::vector<device> list_devices() {
     d.check(d.device_get_name(name, static_cast<int>(sizeof name), id), "cuDeviceGetName");
     std::size_t memory = 0;
     d.check(d.device_total_mem(&memory, id), "cuDeviceTotalMem");
-    out.push_back({i, id, name, attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                   attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
-                   attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
-                   attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
-                   static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)), memory,
-                   version});
+    out.push_back(
+        {i, id, name, attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+         attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR), attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+         attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+         static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)), memory, version});
   }
   return out;
 }
@@ -96,7 +95,8 @@ inline device select_device(const std::vector<device>& all, const std::string& s
   }
   std::string list;
   for (const device& d : all) list += "\n  " + d.describe();
-  throw backend_unavailable(fmt::format("CUDA: no device is numbered or named '{}'; the devices are:{}", selector, list));
+  throw backend_unavailable(
+      fmt::format("CUDA: no device is numbered or named '{}'; the devices are:{}", selector, list));
 }
 
 // The device `s` selects: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE, else the local rank's

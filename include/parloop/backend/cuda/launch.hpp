@@ -23,16 +23,16 @@
 namespace parloop::backend::cuda {
 
 // A module loaded in a context, which it keeps: a launcher may go after its backend.
-class module {
+class loaded_module {
  public:
-  module(std::shared_ptr<const context> ctx, const std::vector<unsigned char>& binary) : ctx_(std::move(ctx)) {
+  loaded_module(std::shared_ptr<const context> ctx, const std::vector<unsigned char>& binary) : ctx_(std::move(ctx)) {
     ctx_->make_current();
     ctx_->api().check(ctx_->api().module_load_data(&module_, binary.data()), "cuModuleLoadData");
   }
-  module(const module&) = delete;
-  module& operator=(const module&) = delete;
+  loaded_module(const loaded_module&) = delete;
+  loaded_module& operator=(const loaded_module&) = delete;
   // A destructor cannot report a failure.
-  ~module() {
+  ~loaded_module() {
     ctx_->make_current_quietly();
     ctx_->api().module_unload(module_);
   }
@@ -79,10 +79,11 @@ class launcher final : public parloop::detail::launcher {
     }
   }
 
-  void enqueue(index_t start, index_t end, std::int64_t groups, std::span<const parloop::detail::device_buffer* const> buffers,
-               std::span<const int> strides) override {
+  void enqueue(index_t start, index_t end, std::int64_t groups,
+               std::span<const parloop::detail::device_buffer* const> buffers, std::span<const int> strides) override {
     if (groups > max_groups) {
-      throw argument_error(fmt::format("kernel '{}': a launch of {} blocks exceeds CUDA's {}", entry_, groups, max_groups));
+      throw argument_error(
+          fmt::format("kernel '{}': a launch of {} blocks exceeds CUDA's {}", entry_, groups, max_groups));
     }
     int s = start, e = end;
     std::array<CUdeviceptr, max_buffers> pointers;
@@ -106,7 +107,12 @@ class launcher final : public parloop::detail::launcher {
   }
 
   cache::kernel_record record() const override {
-    return {backend_kind::cuda, format_, entry_, binary_, grid(), block(),
+    return {backend_kind::cuda,
+            format_,
+            entry_,
+            binary_,
+            grid(),
+            block(),
             std::vector<codegen::kernel_buffer>(layout().begin(), layout().end())};
   }
 
@@ -116,7 +122,7 @@ class launcher final : public parloop::detail::launcher {
   // gridDim.x of every architecture parloop compiles for.
   static constexpr std::int64_t max_groups = 2147483647;
 
-  module module_;  // keeps the context
+  loaded_module module_;  // keeps the context
   std::vector<unsigned char> binary_;
   cache::binary_format format_;
   std::string entry_;

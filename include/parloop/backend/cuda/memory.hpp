@@ -80,8 +80,9 @@ class memory final : public parloop::detail::device_memory {
   void download(const parloop::detail::device_buffer& src, void* dst, std::size_t bytes) override {
     ctx_->make_current();
     if (bytes != 0) {
-      ctx_->api().check(ctx_->api().memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_->stream()),
-                       "cuMemcpyDtoHAsync");
+      ctx_->api().check(
+          ctx_->api().memcpy_dtoh_async(dst, static_cast<const buffer&>(src).get(), bytes, ctx_->stream()),
+          "cuMemcpyDtoHAsync");
     }
     wait();
   }

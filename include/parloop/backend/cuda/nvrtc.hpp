@@ -68,8 +68,10 @@ class nvrtc {
   std::string name() const { return "NVRTC " + version_text(version_number()); }
 
  private:
-  nvrtc() : library_(candidates(), "NVRTC (libnvrtc.so) was not found; install the CUDA toolkit or put its lib "
-                                   "directory on LD_LIBRARY_PATH") {
+  nvrtc()
+      : library_(candidates(),
+                 "NVRTC (libnvrtc.so) was not found; install the CUDA toolkit or put its lib "
+                 "directory on LD_LIBRARY_PATH") {
     library_.load(create_program, "nvrtcCreateProgram");
     library_.load(compile_program, "nvrtcCompileProgram");
     library_.load(get_program_log_size, "nvrtcGetProgramLogSize");

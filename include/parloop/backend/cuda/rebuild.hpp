@@ -38,11 +38,11 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
         const target t{arch, ptx, fast_math};
         if (t.options_text() != material.signature.options) continue;
         if (t.format() != record.format) {
-          return {cache::rebuild_outcome::differs, fmt::format("its options make {}, and it holds another format",
-                                                               ptx ? "PTX" : "a CUBIN")};
+          return {cache::rebuild_outcome::differs,
+                  fmt::format("its options make {}, and it holds another format", ptx ? "PTX" : "a CUBIN")};
         }
-        const codegen::generated_source source{codegen::dialect_kind::cuda, record.entry, record.entry, material.source,
-                                               {}, {}};
+        const codegen::generated_source source{
+            codegen::dialect_kind::cuda, record.entry, record.entry, material.source, {}, {}};
         return cache::compare_with_rebuilt(record.binary, [&] { return build(source, t).binary; });
       }
     }

@@ -101,8 +101,8 @@ class backend final : public parloop::detail::device_backend {
     const device& d = ctx_.device();
     const codegen::generated_source& code = source.code;
     if (code.needs.fp64 && !d.has_fp64()) {
-      throw error(fmt::format("kernel '{}' computes in double, and OpenCL device {} lacks cl_khr_fp64", code.kernel,
-                              d.name));
+      throw error(
+          fmt::format("kernel '{}' computes in double, and OpenCL device {} lacks cl_khr_fp64", code.kernel, d.name));
     }
     if (code.needs.int64_atomics && !d.has_int64_atomics()) {
       throw error(fmt::format("kernel '{}' needs 64-bit atomics, and OpenCL device {} lacks cl_khr_int64_base_atomics",
@@ -114,15 +114,16 @@ class backend final : public parloop::detail::device_backend {
           code.kernel, d.name));
     }
     if (static_cast<std::size_t>(source.block) > d.max_work_group_size) {
-      throw argument_error(fmt::format("a block of {} work-items exceeds OpenCL device {}'s maximum of {}", source.block,
-                                       d.name, d.max_work_group_size));
+      throw argument_error(fmt::format("a block of {} work-items exceeds OpenCL device {}'s maximum of {}",
+                                       source.block, d.name, d.max_work_group_size));
     }
     // Each global reduction combines a block's partials in local memory.
     if (code.needs.group_memory > d.local_memory) {
-      throw argument_error(fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
-                                       "need {} bytes of local memory for a block of {}, and OpenCL device {} has {}; "
-                                       "use a smaller block, or conflicts::colors or atomics",
-                                       code.kernel, code.needs.group_memory, source.block, d.name, d.local_memory));
+      throw argument_error(
+          fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
+                      "need {} bytes of local memory for a block of {}, and OpenCL device {} has {}; "
+                      "use a smaller block, or conflicts::colors or atomics",
+                      code.kernel, code.needs.group_memory, source.block, d.name, d.local_memory));
     }
   }
 

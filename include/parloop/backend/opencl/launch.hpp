@@ -39,15 +39,16 @@ class launcher final : public parloop::detail::launcher {
                                    nullptr),
           "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
     if (static_cast<std::size_t>(this->block()) > most) {
-      throw argument_error(fmt::format("kernel '{}': a block of {} work-items exceeds the {} OpenCL device {} runs it with",
-                                       entry_, this->block(), most, ctx.device().name));
+      throw argument_error(
+          fmt::format("kernel '{}': a block of {} work-items exceeds the {} OpenCL device {} runs it with", entry_,
+                      this->block(), most, ctx.device().name));
     }
   }
 
   // A cl_kernel's arguments are state of the kernel object: set and enqueued by the one thread
   // that uses this runtime.
-  void enqueue(index_t start, index_t end, std::int64_t groups, std::span<const parloop::detail::device_buffer* const> buffers,
-               std::span<const int> strides) override {
+  void enqueue(index_t start, index_t end, std::int64_t groups,
+               std::span<const parloop::detail::device_buffer* const> buffers, std::span<const int> strides) override {
     cl_uint index = 0;
     const cl_int s = start, e = end;
     check(clSetKernelArg(kernel_.get(), index++, sizeof s, &s), "clSetKernelArg(start)");
@@ -67,7 +68,12 @@ class launcher final : public parloop::detail::launcher {
   }
 
   cache::kernel_record record() const override {
-    return {backend_kind::opencl, cache::binary_format::opencl_program, entry_, program_binary(program_), grid(), block(),
+    return {backend_kind::opencl,
+            cache::binary_format::opencl_program,
+            entry_,
+            program_binary(program_),
+            grid(),
+            block(),
             std::vector<codegen::kernel_buffer>(layout().begin(), layout().end())};
   }
 

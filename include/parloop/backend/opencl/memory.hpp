@@ -118,9 +118,9 @@ class memory final : public parloop::detail::device_memory {
   unsigned char* pinned() {
     if (pinned_ == nullptr) {
       cl_int status = CL_SUCCESS;
-      staging_ = mem_handle(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
-                                           exec::staged_copies::capacity + exec::staged_uploads::capacity, nullptr,
-                                           &status));
+      staging_ =
+          mem_handle(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                                    exec::staged_copies::capacity + exec::staged_uploads::capacity, nullptr, &status));
       check(status, "clCreateBuffer");
       void* mapped = clEnqueueMapBuffer(ctx_.queue(), staging_.get(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                         exec::staged_copies::capacity + exec::staged_uploads::capacity, 0, nullptr,

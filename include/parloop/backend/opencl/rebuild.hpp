@@ -23,8 +23,8 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
   for (const device& d : devices()) {
     if (signature_of(d, material.signature.options) != material.signature) continue;
     const context ctx(d);
-    const codegen::generated_source source{codegen::dialect_kind::opencl, record.entry, record.entry, material.source,
-                                           {}, {}};
+    const codegen::generated_source source{
+        codegen::dialect_kind::opencl, record.entry, record.entry, material.source, {}, {}};
     return cache::compare_with_rebuilt(
         record.binary, [&] { return program_binary(build_program(ctx, source, material.signature.options)); },
         "an OpenCL program's binary is read after its first launch and may hold what the launch built (PoCL's "

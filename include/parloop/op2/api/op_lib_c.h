@@ -30,7 +30,8 @@ inline op_arg op_arg_info_char(char* data, int dim, const char* type, int size, 
   return parloop::op2::guarded([&] { return parloop::op2::arg_gbl(1, data, dim, type, ref, OP_ARG_INFO); });
 }
 inline void op_fetch_data_char(op_dat dat, char* usr_ptr) {
-  parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, 0, dat != nullptr ? dat->set->size - 1 : 0, "op_fetch_data"); });
+  parloop::op2::guarded(
+      [&] { parloop::op2::fetch_data(dat, usr_ptr, 0, dat != nullptr ? dat->set->size - 1 : 0, "op_fetch_data"); });
 }
 inline void op_fetch_data_idx_char(op_dat dat, char* usr_ptr, int low, int high) {
   parloop::op2::guarded([&] { parloop::op2::fetch_data(dat, usr_ptr, low, high, "op_fetch_data_idx", true); });

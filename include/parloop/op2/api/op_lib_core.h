@@ -165,11 +165,11 @@ inline void op_renumber(op_map base) {
 }
 
 // OP2's calls that parloop's OP2 API leaves out: a compile error naming the call.
-#define PARLOOP_OP2_UNSUPPORTED(call, instead)                                                                    \
-  template <class... A>                                                                                           \
-  parloop::op2::refused_result call(A&&...) {                                                                     \
-    static_assert(parloop::op2::never<A...>, "parloop's OP2 API has no " #call ": " instead);                    \
-    return {};                                                                                                    \
+#define PARLOOP_OP2_UNSUPPORTED(call, instead)                                                \
+  template <class... A>                                                                       \
+  parloop::op2::refused_result call(A&&...) {                                                 \
+    static_assert(parloop::op2::never<A...>, "parloop's OP2 API has no " #call ": " instead); \
+    return {};                                                                                \
   }
 PARLOOP_OP2_UNSUPPORTED(op_decl_set_hdf5, "parloop reads no HDF5 files: read the mesh and declare it with op_decl_set")
 PARLOOP_OP2_UNSUPPORTED(op_decl_set_hdf5_infer_size, "parloop reads no HDF5 files: declare the set with op_decl_set")

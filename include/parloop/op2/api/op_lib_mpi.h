@@ -17,4 +17,5 @@
 #define MPI_ROOT 0
 
 // Installed before main: op_init then starts MPI and distributes.
-inline const bool parloop_op2_over_mpi = (parloop::op2::distribution_maker() = &parloop::op2::make_mpi_distribution, true);
+inline const bool parloop_op2_over_mpi =
+    (parloop::op2::distribution_maker() = &parloop::op2::make_mpi_distribution, true);

@@ -12,4 +12,5 @@
 #define OP2_STRIDE(arr, idx) arr[idx]
 
 #define op_par_loop(kernel, name, set, ...) \
-  parloop::op2::guarded([&] { parloop::op2::par_loop(kernel, #kernel, __FILE__, name, set __VA_OPT__(, ) __VA_ARGS__); })
+  parloop::op2::guarded(                    \
+      [&] { parloop::op2::par_loop(kernel, #kernel, __FILE__, name, set __VA_OPT__(, ) __VA_ARGS__); })

@@ -12,16 +12,16 @@
 
 #include "parloop/core/settings.hpp"
 
-namespace parloop::cache {
+namespace parloop::detail {
 
 // Whether PARLOOP_LOG=info asks for these lines (settings::log, as the runtime opened last said).
 // Read at each compile or load, never on a launch.
-inline bool log_info() { return parloop::detail::process_settings().log.load(std::memory_order_relaxed); }
+inline bool log_info() { return process_settings().log.load(std::memory_order_relaxed); }
 
 template <class... Args>
-void log(fmt::format_string<Args...> format, Args&&... args) {
+void log_line(fmt::format_string<Args...> format, Args&&... args) {
   const std::string line = "parloop: " + fmt::format(format, std::forward<Args>(args)...) + "\n";
   std::fputs(line.c_str(), stderr);
 }
 
-}  // namespace parloop::cache
+}  // namespace parloop::detail
