@@ -6,12 +6,11 @@
 #include <filesystem>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/rebuild_check.hpp"
 #include "parloop/core/backend_kind.hpp"
+#include "parloop/format.hpp"
 #if PARLOOP_HAVE_OPENCL
 #include "parloop/backend/opencl/rebuild.hpp"
 #endif
@@ -47,8 +46,8 @@ inline cache::rebuild_verdict check_rebuild(const std::filesystem::path& entry) 
     case backend_kind::host:
     case backend_kind::threads: break;
   }
-  return {cache::rebuild_outcome::not_here,
-          fmt::format("this program was built without the {} backend", backend_name(material.signature.backend))};
+  return {cache::rebuild_outcome::not_here, parloop::detail::format("this program was built without the {} backend",
+                                                                    backend_name(material.signature.backend))};
 }
 
 }  // namespace parloop::backend

@@ -13,7 +13,8 @@
 
 #include <cereal/archives/portable_binary.hpp>
 #include <cereal/cereal.hpp>
-#include <fmt/format.h>
+
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -59,8 +60,8 @@ void load(Archive& archive, bounded_ref<Container>& b) {
   // Each value takes at least a byte of the payload.
   if (const auto* limited = dynamic_cast<const bounded_input_archive*>(&archive);
       limited != nullptr && size > limited->payload_bytes()) {
-    throw cereal::Exception(fmt::format("a length of {} in a payload of {} bytes", static_cast<std::uint64_t>(size),
-                                        limited->payload_bytes()));
+    throw cereal::Exception(parloop::detail::format("a length of {} in a payload of {} bytes",
+                                                    static_cast<std::uint64_t>(size), limited->payload_bytes()));
   }
   Container& c = *b.container;
   c.resize(static_cast<std::size_t>(size));

@@ -6,10 +6,10 @@
 #include <string>
 
 #include <cereal/cereal.hpp>
-#include <fmt/format.h>
 
 #include "parloop/cache/bounded.hpp"
 #include "parloop/core/backend_kind.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -26,8 +26,9 @@ struct device_signature {
 };
 
 inline std::string to_string(const device_signature& s) {
-  return fmt::format("{} | platform: {} | device: {} | driver: {} | compiler: {} | architecture: {} | options: '{}'",
-                     backend_name(s.backend), s.platform, s.device, s.driver, s.compiler, s.architecture, s.options);
+  return parloop::detail::format(
+      "{} | platform: {} | device: {} | driver: {} | compiler: {} | architecture: {} | options: '{}'",
+      backend_name(s.backend), s.platform, s.device, s.driver, s.compiler, s.architecture, s.options);
 }
 
 template <class Archive>
@@ -41,7 +42,7 @@ void load(Archive& archive, device_signature& s) {
   archive(backend, bounded(s.platform), bounded(s.device), bounded(s.driver), bounded(s.compiler),
           bounded(s.architecture), bounded(s.options));
   if (backend < 0 || backend > static_cast<int>(backend_kind::threads)) {
-    throw cereal::Exception(fmt::format("device signature: unknown backend {}", backend));
+    throw cereal::Exception(parloop::detail::format("device signature: unknown backend {}", backend));
   }
   s.backend = static_cast<backend_kind>(backend);
 }

@@ -35,14 +35,13 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/disk_files.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -83,22 +82,23 @@ class disk_cache {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       static std::atomic<bool> said{false};
-      parloop::detail::warn_once(said,
-                                 fmt::format("disk cache off: '{}' is not a folder that can be made", dir.string()));
+      parloop::detail::warn_once(
+          said, parloop::detail::format("disk cache off: '{}' is not a folder that can be made", dir.string()));
       return nullptr;
     }
     if (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
       static std::atomic<bool> said{false};
       parloop::detail::warn_once(
-          said, fmt::format("disk cache off: '{}' is {}; parloop only uses a cache folder of its own "
-                            "user that no one else can write (chmod 700)",
-                            dir.string(),
-                            st.st_uid != ::geteuid() ? "owned by another user" : "writable by group or others"));
+          said, parloop::detail::format(
+                    "disk cache off: '{}' is {}; parloop only uses a cache folder of its own "
+                    "user that no one else can write (chmod 700)",
+                    dir.string(), st.st_uid != ::geteuid() ? "owned by another user" : "writable by group or others"));
       return nullptr;
     }
     if (mode == disk_mode::read_write && ::access(dir.c_str(), W_OK) != 0) {
       static std::atomic<bool> said{false};
-      parloop::detail::warn_once(said, fmt::format("disk cache '{}' cannot be written: used read-only", dir.string()));
+      parloop::detail::warn_once(
+          said, parloop::detail::format("disk cache '{}' cannot be written: used read-only", dir.string()));
       mode = disk_mode::read_only;
     }
     return std::shared_ptr<disk_cache>(new disk_cache(dir, mode, max_bytes));
@@ -138,7 +138,8 @@ class disk_cache {
     if (!make_private_folder(folder) || !private_levels(folder) || detail::write_atomically(folder, path, bytes)) {
       static std::atomic<bool> said{false};
       parloop::detail::warn_once(
-          said, fmt::format("disk cache: cannot write in '{}'; kernels are kept in memory only", folder.string()));
+          said, parloop::detail::format("disk cache: cannot write in '{}'; kernels are kept in memory only",
+                                        folder.string()));
       return false;
     }
     // An entry written again over itself is counted twice: the estimate errs high, which only
@@ -221,13 +222,13 @@ class disk_cache {
       if (::lstat(level.c_str(), &st) != 0) return errno == ENOENT;
       if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
         static std::atomic<bool> said{false};
-        parloop::detail::warn_once(said,
-                                   fmt::format("disk cache: '{}' is {}; entries there are not used (chmod 700, or "
-                                               "parloop-cache clear)",
-                                               level.string(),
-                                               !S_ISDIR(st.st_mode)       ? "not a folder"
-                                               : st.st_uid != ::geteuid() ? "owned by another user"
-                                                                          : "writable by group or others"));
+        parloop::detail::warn_once(
+            said, parloop::detail::format("disk cache: '{}' is {}; entries there are not used (chmod 700, or "
+                                          "parloop-cache clear)",
+                                          level.string(),
+                                          !S_ISDIR(st.st_mode)       ? "not a folder"
+                                          : st.st_uid != ::geteuid() ? "owned by another user"
+                                                                     : "writable by group or others"));
         return false;
       }
     }

@@ -19,7 +19,6 @@
 #include <cereal/cereal.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
-#include <fmt/format.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -27,6 +26,7 @@
 #include "parloop/cache/bounded.hpp"
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
+#include "parloop/format.hpp"
 #include "parloop/version.hpp"
 
 namespace parloop::cache {
@@ -69,7 +69,7 @@ inline std::string material_bytes(const key_material& m) {
 inline std::string key_of(const key_material& m) {
   const std::string bytes = material_bytes(m);
   const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
-  return fmt::format("{:016x}{:016x}", h.high64, h.low64);
+  return parloop::detail::format("{:016x}{:016x}", h.high64, h.low64);
 }
 
 namespace detail {
@@ -121,7 +121,8 @@ struct decoded_entry {
 inline decoded_entry decode_entry(std::span<const unsigned char> bytes, const key_material* wanted = nullptr) {
   decoded_entry out;
   if (bytes.size() < detail::entry_header_size) {
-    out.problem = fmt::format("{} bytes, shorter than the {}-byte header", bytes.size(), detail::entry_header_size);
+    out.problem =
+        parloop::detail::format("{} bytes, shorter than the {}-byte header", bytes.size(), detail::entry_header_size);
     return out;
   }
   if (!std::equal(detail::entry_magic.begin(), detail::entry_magic.end(), bytes.begin())) {
@@ -130,13 +131,14 @@ inline decoded_entry decode_entry(std::span<const unsigned char> bytes, const ke
   }
   const std::uint64_t version = detail::get_le(bytes, 8, 4);
   if (version != disk_format_version) {
-    out.problem = fmt::format("cache format version {}, this parloop reads version {}", version, disk_format_version);
+    out.problem =
+        parloop::detail::format("cache format version {}, this parloop reads version {}", version, disk_format_version);
     return out;
   }
   const std::uint64_t size = detail::get_le(bytes, 12, 8);
   const std::span<const unsigned char> payload = bytes.subspan(detail::entry_header_size);
   if (size != payload.size()) {
-    out.problem = fmt::format("payload of {} bytes, the header says {}", payload.size(), size);
+    out.problem = parloop::detail::format("payload of {} bytes, the header says {}", payload.size(), size);
     return out;
   }
   if (detail::get_le(bytes, 20, 8) != XXH3_64bits(payload.data(), payload.size())) {
@@ -169,7 +171,7 @@ inline decoded_entry decode_entry(std::span<const unsigned char> bytes, const ke
     }
     out.record = std::move(record);
   } catch (const std::exception& e) {
-    out.problem = fmt::format("payload unreadable: {}", e.what());
+    out.problem = parloop::detail::format("payload unreadable: {}", e.what());
   }
   return out;
 }

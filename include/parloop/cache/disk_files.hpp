@@ -30,12 +30,11 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -174,7 +173,7 @@ inline std::vector<std::pair<std::filesystem::path, std::filesystem::file_type>>
   }
   // A folder removed meanwhile (by another clear or prune) holds nothing to read.
   if (ec && ec != std::errc::no_such_file_or_directory && unreadable.empty()) {
-    unreadable = fmt::format("'{}': {}", folder.string(), ec.message());
+    unreadable = parloop::detail::format("'{}': {}", folder.string(), ec.message());
   }
   return out;
 }
@@ -224,7 +223,7 @@ inline disk_layout walk_layout(const std::filesystem::path& dir, bool check_entr
   using ft = std::filesystem::file_type;
   disk_layout out;
   const auto foreign = [&out](const std::filesystem::path& p, std::string_view what) {
-    if (out.foreign.empty()) out.foreign = fmt::format("'{}' ({})", p.string(), what);
+    if (out.foreign.empty()) out.foreign = parloop::detail::format("'{}' ({})", p.string(), what);
   };
   const auto other = [&foreign](const std::filesystem::path& p, ft type) {
     foreign(p, type == ft::directory ? "a folder parloop does not make"

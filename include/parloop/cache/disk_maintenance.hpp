@@ -16,13 +16,12 @@
 
 #include <unistd.h>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/disk_files.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -30,7 +29,7 @@ namespace detail {
 
 // An empty name is no file (std::filesystem throws its own error for it).
 inline void require_file_name(std::string_view command, const std::filesystem::path& file) {
-  if (file.empty()) throw error(fmt::format("{}: the file name is empty", command));
+  if (file.empty()) throw error(parloop::detail::format("{}: the file name is empty", command));
 }
 
 }  // namespace detail
@@ -94,11 +93,11 @@ inline std::vector<entry_info> entries(const disk_cache& disk) {
 inline std::uint64_t clear(const disk_cache& disk) {
   const disk_layout found = walk_layout(disk.dir(), true);
   if (!found.unreadable.empty()) {
-    throw error(fmt::format("clear: cannot read {}; nothing was removed", found.unreadable));
+    throw error(parloop::detail::format("clear: cannot read {}; nothing was removed", found.unreadable));
   }
   if (!found.foreign.empty()) {
-    throw error(fmt::format("clear: {} is not parloop's, so '{}' is not only a cache; nothing was removed",
-                            found.foreign, disk.dir().string()));
+    throw error(parloop::detail::format("clear: {} is not parloop's, so '{}' is not only a cache; nothing was removed",
+                                        found.foreign, disk.dir().string()));
   }
   std::uint64_t removed = 0;
   std::error_code ec;
@@ -127,7 +126,7 @@ inline std::uint64_t export_to(const disk_cache& disk, const std::filesystem::pa
   std::error_code ec;
   const std::filesystem::path target = std::filesystem::absolute(file, ec);
   if (!ec) ec = detail::write_atomically(target.parent_path(), target, out);
-  if (ec) throw error(fmt::format("export: cannot write '{}': {}", file.string(), ec.message()));
+  if (ec) throw error(parloop::detail::format("export: cannot write '{}': {}", file.string(), ec.message()));
   return count;
 }
 
@@ -147,16 +146,18 @@ struct import_result {
 // confirms, means where the next entries start is unknown: the import stops there and counts
 // the entries it did not read by their magic, rather than dropping them unsaid.
 inline import_result import_from(const disk_cache& disk, const std::filesystem::path& file) {
-  if (disk.mode() != disk_mode::read_write) throw error(fmt::format("cache '{}' is read-only", disk.dir().string()));
+  if (disk.mode() != disk_mode::read_write)
+    throw error(parloop::detail::format("cache '{}' is read-only", disk.dir().string()));
   detail::require_file_name("import", file);
   const auto bytes = detail::read_file(file);
   if (!bytes) {
-    throw error(fmt::format("import: cannot read '{}': {}", file.string(), std::generic_category().message(errno)));
+    throw error(
+        parloop::detail::format("import: cannot read '{}': {}", file.string(), std::generic_category().message(errno)));
   }
   const std::span<const unsigned char> all(*bytes);
   if (all.size() < detail::export_magic.size() ||
       !std::equal(detail::export_magic.begin(), detail::export_magic.end(), all.begin())) {
-    throw error(fmt::format("'{}' is not a parloop cache export", file.string()));
+    throw error(parloop::detail::format("'{}' is not a parloop cache export", file.string()));
   }
   const auto& magic = detail::entry_magic;
   const auto magic_at = [&](std::size_t at) {
@@ -176,12 +177,12 @@ inline import_result import_from(const disk_cache& disk, const std::filesystem::
       return own_length || next == all.size() || (all.size() - next >= 8 && magic_at(next + 8));
     };
     if (left < 8) {
-      out.problem = fmt::format("{} bytes at the end, too few for entry {}'s size", left, n);
+      out.problem = parloop::detail::format("{} bytes at the end, too few for entry {}'s size", left, n);
     } else if (size > left - 8) {
-      out.problem = fmt::format("entry {}'s size says {} bytes, where {} are left", n, size, left - 8);
+      out.problem = parloop::detail::format("entry {}'s size says {} bytes, where {} are left", n, size, left - 8);
     } else if (!confirmed()) {
-      out.problem =
-          fmt::format("entry {}'s size ({} bytes) is neither its header's length nor where an entry starts", n, size);
+      out.problem = parloop::detail::format(
+          "entry {}'s size ({} bytes) is neither its header's length nor where an entry starts", n, size);
     }
     if (!out.problem.empty()) {
       for (auto it = all.begin() + static_cast<std::ptrdiff_t>(at);

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include <cereal/cereal.hpp>
-#include <fmt/format.h>
 
 #include "parloop/cache/bounded.hpp"
 #include "parloop/codegen/grid.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/backend_kind.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -106,8 +106,9 @@ void load(Archive& archive, kernel_record& r) {
       (backend == static_cast<int>(backend_kind::threads) &&
        format != static_cast<std::uint8_t>(binary_format::launch_choice)) ||
       r.entry.empty() || r.binary.empty() || r.block < 1 || r.block > 1024) {
-    throw cereal::Exception(fmt::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})",
-                                        r.entry, backend, format, r.binary.size(), r.block));
+    throw cereal::Exception(
+        parloop::detail::format("kernel record '{}': damaged (backend {}, format {}, {} bytes, block {})", r.entry,
+                                backend, format, r.binary.size(), r.block));
   }
   r.backend = static_cast<backend_kind>(backend);
   r.format = static_cast<binary_format>(format);

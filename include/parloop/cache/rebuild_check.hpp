@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::cache {
 
@@ -45,7 +44,7 @@ rebuild_verdict compare_with_rebuilt(const std::vector<unsigned char>& stored, B
     second = build();
   } catch (const compile_error& e) {
     return {rebuild_outcome::differs,
-            fmt::format("its source does not compile here: {}", e.log().substr(0, e.log().find('\n')))};
+            parloop::detail::format("its source does not compile here: {}", e.log().substr(0, e.log().find('\n')))};
   }
   if (first != second) {
     return {rebuild_outcome::not_comparable, "two builds of its source here give different binaries"};
@@ -55,8 +54,8 @@ rebuild_verdict compare_with_rebuilt(const std::vector<unsigned char>& stored, B
   std::size_t differing = stored.size() > first.size() ? stored.size() - first.size() : first.size() - stored.size();
   for (std::size_t i = 0; i < std::min(stored.size(), first.size()); ++i) differing += stored[i] != first[i] ? 1 : 0;
   return {rebuild_outcome::differs,
-          fmt::format("its binary is not its source's: {} of its {} bytes differ from the {} rebuilt here", differing,
-                      stored.size(), first.size())};
+          parloop::detail::format("its binary is not its source's: {} of its {} bytes differ from the {} rebuilt here",
+                                  differing, stored.size(), first.size())};
 }
 
 }  // namespace parloop::cache

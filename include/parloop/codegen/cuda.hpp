@@ -7,9 +7,8 @@
 #include <limits>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/dialect.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -31,7 +30,7 @@ class cuda_dialect final : public dialect {
   }
   std::string int64_literal(std::int64_t v) const override {
     if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807LL - 1LL)";
-    return fmt::format("{}LL", v);
+    return parloop::detail::format("{}LL", v);
   }
   // NVRTC has no math headers by default: build the special values from their bits.
   std::string infinity(scalar_type t, bool negative) const override {
@@ -47,51 +46,53 @@ class cuda_dialect final : public dialect {
   }
 
   std::string kernel_head(std::string_view entry) const override {
-    return fmt::format("extern \"C\" __global__ void {}", entry);
+    return parloop::detail::format("extern \"C\" __global__ void {}", entry);
   }
   std::string buffer(scalar_type t, bool is_const) const override {
-    return fmt::format("{}{}* __restrict__", is_const ? "const " : "", type(t));
+    return parloop::detail::format("{}{}* __restrict__", is_const ? "const " : "", type(t));
   }
   std::string_view work_item() const override { return "(long long)blockIdx.x * blockDim.x + threadIdx.x"; }
   std::string_view work_items() const override { return "((long long)gridDim.x * blockDim.x)"; }
   std::string_view local_id() const override { return "(int)threadIdx.x"; }
   std::string_view group_id() const override { return "blockIdx.x"; }
   std::string local_array(std::string_view type, std::string_view name, int size) const override {
-    return fmt::format("__shared__ {} {}[{}]", type, name, size);
+    return parloop::detail::format("__shared__ {} {}[{}]", type, name, size);
   }
   std::string_view barrier() const override { return "__syncthreads();"; }
   std::string_view barrier_with_global() const override { return "__syncthreads();"; }
   std::string_view global_fence() const override { return "__threadfence();"; }
   std::string_view groups() const override { return "((long long)gridDim.x)"; }
   std::string atomic_ticket(std::string_view counter) const override {
-    return fmt::format("atomicAdd({}, 1)", counter);
+    return parloop::detail::format("atomicAdd({}, 1)", counter);
   }
   std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
                                       std::string_view desired) const override {
-    return fmt::format("atomicCAS({}, {}, {})", p, expected, desired);
+    return parloop::detail::format("atomicCAS({}, {}, {})", p, expected, desired);
   }
   int warp_size() const override { return 32; }
   std::string shuffle_down(std::string_view value, std::string_view delta) const override {
-    return fmt::format("__shfl_down_sync(0xffffffffu, {}, {})", value, delta);
+    return parloop::detail::format("__shfl_down_sync(0xffffffffu, {}, {})", value, delta);
   }
   std::string vector_type(scalar_type t, int lanes) const override {
-    return fmt::format("{}{}", t == scalar_type::int64 ? "longlong" : type(t), lanes);
+    return parloop::detail::format("{}{}", t == scalar_type::int64 ? "longlong" : type(t), lanes);
   }
   std::string load_vector(scalar_type t, int lanes, std::string_view buffer, std::string_view index) const override {
-    return fmt::format("((const {}*){})[{}]", vector_type(t, lanes), buffer, index);
+    return parloop::detail::format("((const {}*){})[{}]", vector_type(t, lanes), buffer, index);
   }
   std::string store_vector(scalar_type t, int lanes, std::string_view value, std::string_view buffer,
                            std::string_view index) const override {
-    return fmt::format("(({}*){})[{}] = {};", vector_type(t, lanes), buffer, index, value);
+    return parloop::detail::format("(({}*){})[{}] = {};", vector_type(t, lanes), buffer, index, value);
   }
-  std::string volatile_pointer(scalar_type t) const override { return fmt::format("volatile const {}*", type(t)); }
+  std::string volatile_pointer(scalar_type t) const override {
+    return parloop::detail::format("volatile const {}*", type(t));
+  }
   std::string_view helper_qualifiers() const override { return "static __device__ __forceinline__"; }
 
   void source_prelude(source_writer& w) const override { w.line("#define PL_CONSTANT __constant__"); }
   // C++ would take a declaration of other types as an overload: converting the function to the
   // expected pointer type instead fails unless one with exactly these types exists.
   std::string prototype_check(std::string_view name, std::string_view params) const override {
-    return fmt::format(
+    return parloop::detail::format(
         "static_assert(sizeof(static_cast<void (*)({})>(&{})) != 0, \"parloop: the function of a "
         "kernel from source takes one pointer per argument, const for READ\");",
         params, name);

@@ -9,10 +9,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/dsl/source_functions.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/written_first.hpp"
 
 namespace parloop::codegen {
@@ -20,15 +19,15 @@ namespace parloop::codegen {
 // Where element `at` of p's values starts: components apart by the stride kept by components,
 // else dim values per element.
 inline std::string emitter::element_start(const ir::param& p, const std::string& element) const {
-  return soa(p) ? element : fmt::format("{} * {}", element, p.dim);
+  return soa(p) ? element : parloop::detail::format("{} * {}", element, p.dim);
 }
 
 // Component k of p's values at `at` (an element_start). The stride's multiple is 64-bit: a
 // dat of many components on a large set goes past the int range.
 inline std::string emitter::dat_value(const ir::param& p, const std::string& at, const std::string& k) {
-  if (!soa(p)) return fmt::format("data{}[{} + {}]", p.data, at, k);
-  if (k == "0") return fmt::format("data{}[{}]", p.data, at);
-  return fmt::format("data{}[{} + ({})data{}_stride * {}]", p.data, at, index_type(), p.data, k);
+  if (!soa(p)) return parloop::detail::format("data{}[{} + {}]", p.data, at, k);
+  if (k == "0") return parloop::detail::format("data{}[{}]", p.data, at);
+  return parloop::detail::format("data{}[{} + ({})data{}_stride * {}]", p.data, at, index_type(), p.data, k);
 }
 
 // The element of p's dat that map slot `slot` (an expression) reaches from the loop's element
@@ -39,18 +38,19 @@ inline std::string emitter::map_target(const ir::param& p, const std::string& sl
   const std::string_view index = index_type();
   const bool facets = p.layered && k_.extrusion.facets;
   const int per_column = facets ? p.arity / 2 : p.arity;
-  const std::string in_row = facets ? fmt::format("{} % {}", slot, per_column) : slot;
-  const std::string target = fmt::format("({})map{}[({})pl_e * {} + {}]", index, p.map, index, per_column, in_row);
+  const std::string in_row = facets ? parloop::detail::format("{} % {}", slot, per_column) : slot;
+  const std::string target =
+      parloop::detail::format("({})map{}[({})pl_e * {} + {}]", index, p.map, index, per_column, in_row);
   if (!p.layered) return target;
-  if (facets) return fmt::format("({} + pl_l + {} / {})", target, slot, per_column);
-  return fmt::format("({} + pl_l)", target);
+  if (facets) return parloop::detail::format("({} + pl_l + {} / {})", target, slot, per_column);
+  return parloop::detail::format("({} + pl_l)", target);
 }
 
 // The element of p's dat a direct argument reaches: the loop's element, or in a loop over an
 // extruded set (pl_e a column) the column's cell in layer pl_l for a dat on the extruded set.
 inline std::string emitter::direct_target(const ir::param& p) {
-  if (!p.layered) return fmt::format("({})pl_e", index_type());
-  return fmt::format("(({})pl_e * {} + pl_l)", index_type(), k_.extrusion.layers);
+  if (!p.layered) return parloop::detail::format("({})pl_e", index_type());
+  return parloop::detail::format("(({})pl_e * {} + pl_l)", index_type(), k_.extrusion.layers);
 }
 
 inline void emitter::declare_private(source_writer& w, std::size_t i, const ir::param& p) {
@@ -81,15 +81,17 @@ inline void emitter::gather(source_writer& w, std::size_t i, const ir::param& p)
   if (starts_at_identity(p)) {
     const std::string start = identity(p.mode, p.type);
     for_elements(
-        w, i, p, [&](const std::string& mine, const std::string&) { return fmt::format("{} = {};", mine, start); },
+        w, i, p,
+        [&](const std::string& mine, const std::string&) { return parloop::detail::format("{} = {};", mine, start); },
         false);
   } else if (p.mode == access::write && p.kind != arg_kind::whole_map &&
              ir::written_before_read(k_, static_cast<ir::id>(i))) {
     // Every component is assigned before it is read: the old values are never seen. (A whole
     // map's slots are not told apart by written_before_read.)
   } else {
-    for_elements(w, i, p,
-                 [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+    for_elements(w, i, p, [](const std::string& mine, const std::string& data) {
+      return parloop::detail::format("{} = {};", mine, data);
+    });
   }
 }
 
@@ -100,8 +102,9 @@ inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p
   // atomically, unless the loop runs a colour at a time, whose elements reach distinct targets.
   const bool shared = through_map(p.kind) && !colored_;
   if (!starts_at_identity(p)) {
-    for_elements(w, i, p,
-                 [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", data, mine); });
+    for_elements(w, i, p, [](const std::string& mine, const std::string& data) {
+      return parloop::detail::format("{} = {};", data, mine);
+    });
     return;
   }
   const atomic_op o = p.mode == access::inc ? atomic_op::add : p.mode == access::min ? atomic_op::min : atomic_op::max;
@@ -111,11 +114,11 @@ inline void emitter::scatter(source_writer& w, std::size_t i, const ir::param& p
       if (o != atomic_op::add && is_floating(p.type))
         minmax_.insert({o == atomic_op::min ? ir::op::min : ir::op::max, p.type});
       d_.atomic_features(o, p.type, features_);
-      return fmt::format("pl_atomic_{}_{}(&{}, {});", atomic_name(o), type_tag(p.type), data, mine);
+      return parloop::detail::format("pl_atomic_{}_{}(&{}, {});", atomic_name(o), type_tag(p.type), data, mine);
     }
-    if (o == atomic_op::add) return fmt::format("{} += {};", data, mine);
-    return fmt::format("{} = {};", data,
-                       minmax_call(o == atomic_op::min ? ir::op::min : ir::op::max, p.type, data, mine));
+    if (o == atomic_op::add) return parloop::detail::format("{} += {};", data, mine);
+    return parloop::detail::format("{} = {};", data,
+                                   minmax_call(o == atomic_op::min ? ir::op::min : ir::op::max, p.type, data, mine));
   });
 }
 
@@ -127,11 +130,12 @@ inline std::string emitter::raw_parameters() {
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
     if (k_.raw_params.empty()) {
-      out += fmt::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "", type(p.type), i);
+      out += parloop::detail::format("{}{}{}* a{}", i == 0 ? "" : ", ", p.mode == access::read ? "const " : "",
+                                     type(p.type), i);
     } else {
       const ir::raw_param& r = k_.raw_params.at(i);
-      out += fmt::format("{}{}{}*{} a{}", i == 0 ? "" : ", ", r.is_const ? "const " : "", type(r.type),
-                         r.per_slot ? "*" : "", i);
+      out += parloop::detail::format("{}{}{}*{} a{}", i == 0 ? "" : ", ", r.is_const ? "const " : "", type(r.type),
+                                     r.per_slot ? "*" : "", i);
     }
   }
   return out;
@@ -144,21 +148,21 @@ inline void emitter::raw_call(source_writer& w) {
   std::string args;
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
-    std::string arg = fmt::format("arg{}", i);
+    std::string arg = parloop::detail::format("arg{}", i);
     if (!k_.raw_params.empty()) {
       const ir::raw_param& r = k_.raw_params.at(i);
-      const std::string pointer = fmt::format("{}{}*", r.is_const ? "const " : "", type(r.type));
+      const std::string pointer = parloop::detail::format("{}{}*", r.is_const ? "const " : "", type(r.type));
       if (r.per_slot) {
         std::string slots;
         for (int j = 0; j < p.arity; ++j)
-          slots += fmt::format("{}({})(arg{} + {})", j == 0 ? "" : ", ", pointer, i, j * p.dim);
+          slots += parloop::detail::format("{}({})(arg{} + {})", j == 0 ? "" : ", ", pointer, i, j * p.dim);
         w.line("{} arg{}_slots[{}] = {{{}}};", pointer, i, p.arity, slots);
-        arg = fmt::format("arg{}_slots", i);
+        arg = parloop::detail::format("arg{}_slots", i);
       } else {
-        arg = fmt::format("({})arg{}", pointer, i);
+        arg = parloop::detail::format("({})arg{}", pointer, i);
       }
     }
-    args += fmt::format("{}{}", i == 0 ? "" : ", ", arg);
+    args += parloop::detail::format("{}{}", i == 0 ? "" : ", ", arg);
   }
   w.line("{}({});", raw_function_name(k_), args);
 }

@@ -11,9 +11,8 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emitter.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -130,8 +129,8 @@ inline void emitter::vector_elements(source_writer& w, int width) {
 
 // Whether the work-item's j-th element is in the range.
 inline std::string emitter::in_range(int j) {
-  const std::string e = j == 0 ? "pl_base" : fmt::format("pl_base + {}", j);
-  return fmt::format("{} >= pl_start && {} < pl_end", e, e);
+  const std::string e = j == 0 ? "pl_base" : parloop::detail::format("pl_base + {}", j);
+  return parloop::detail::format("{} >= pl_start && {} < pl_end", e, e);
 }
 
 // Loads (or stores) the pl_vec arrays of `args` as vectors of up to 16 bytes: the work-item's
@@ -142,21 +141,21 @@ inline void emitter::move_vectors(source_writer& w, const std::vector<std::size_
     const ir::param& p = k_.params[i];
     const int lanes = std::min(width, 16 / static_cast<int>(scalar_bytes(p.type)));
     const std::string vector = d_.vector_type(p.type, lanes);
-    const std::string data = fmt::format("data{}", p.data);
+    const std::string data = parloop::detail::format("data{}", p.data);
     // By elements, the slice's width * dim values lie together; by components, each
     // component's width values do, a stride apart (a whole number of vectors: soa_alignment).
     const int components = soa(p) ? p.dim : 1;
     const int vectors = width * p.dim / lanes / components;
     for (int k = 0; k < components; ++k) {
       for (int m = 0; m < vectors; ++m) {
-        std::string at = vectors == 1 ? "pl_slice" : fmt::format("pl_slice * {}", vectors);
-        if (m > 0) at += fmt::format(" + {}", m);
-        if (k > 0) at += fmt::format(" + ({})(data{}_stride / {}) * {}", index_type(), p.data, lanes, k);
+        std::string at = vectors == 1 ? "pl_slice" : parloop::detail::format("pl_slice * {}", vectors);
+        if (m > 0) at += parloop::detail::format(" + {}", m);
+        if (k > 0) at += parloop::detail::format(" + ({})(data{}_stride / {}) * {}", index_type(), p.data, lanes, k);
         std::string lanes_moved;
         for (int c = 0; c < lanes; ++c) {
           const int mine = soa(p) ? (m * lanes + c) * p.dim + k : m * lanes + c;
-          lanes_moved += load ? fmt::format(" pl_vec{}[{}] = pl_v.{};", i, mine, lane_names[c])
-                              : fmt::format(" pl_v.{} = pl_vec{}[{}];", lane_names[c], i, mine);
+          lanes_moved += load ? parloop::detail::format(" pl_vec{}[{}] = pl_v.{};", i, mine, lane_names[c])
+                              : parloop::detail::format(" pl_v.{} = pl_vec{}[{}];", lane_names[c], i, mine);
         }
         if (load)
           w.line("{{ const {} pl_v = {};{} }}", vector, d_.load_vector(p.type, lanes, data, at), lanes_moved);

@@ -9,9 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emitter.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -23,7 +22,8 @@ inline std::string_view emitter::type(scalar_type t) {
 inline std::string emitter::floating_literal(scalar_type t, double v) {
   if (std::isnan(v)) return d_.not_a_number(t);
   if (std::isinf(v)) return d_.infinity(t, v < 0);
-  std::string s = t == scalar_type::float32 ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+  std::string s = t == scalar_type::float32 ? parloop::detail::format("{}", static_cast<float>(v))
+                                            : parloop::detail::format("{}", v);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return t == scalar_type::float32 ? s + "f" : s;
 }
@@ -59,12 +59,12 @@ inline std::string emitter::minmax_call(ir::op o, scalar_type t, const std::stri
   const scalar_type ht = t == scalar_type::boolean ? scalar_type::int32 : t;
   minmax_.insert({o, ht});
   type(ht);
-  return fmt::format("pl_{}_{}({}, {})", ir::op_name(o), type_tag(ht), a, b);
+  return parloop::detail::format("pl_{}_{}({}, {})", ir::op_name(o), type_tag(ht), a, b);
 }
 
 inline std::string emitter::converted(ir::id e, scalar_type to) {
   const std::string s = expr(e);
-  return k_.exprs[e].type == to ? s : fmt::format("({}){}", type(to), s);
+  return k_.exprs[e].type == to ? s : parloop::detail::format("({}){}", type(to), s);
 }
 
 inline std::string emitter::expr(ir::id i) {
@@ -73,21 +73,24 @@ inline std::string emitter::expr(ir::id i) {
     case ir::expr_kind::literal: return literal(e.type, e.ival, e.fval);
     case ir::expr_kind::element: {
       const ir::param& p = k_.params.at(e.a);
-      std::string place = fmt::format("arg{}", e.a);
-      if (e.b != ir::no_id) place += fmt::format("[{}]", index(e.b, static_cast<int>(e.a), p.arity, true));
-      return place + fmt::format("[{}]", index(e.c, static_cast<int>(e.a), p.dim, false));
+      std::string place = parloop::detail::format("arg{}", e.a);
+      if (e.b != ir::no_id) place += parloop::detail::format("[{}]", index(e.b, static_cast<int>(e.a), p.arity, true));
+      return place + parloop::detail::format("[{}]", index(e.c, static_cast<int>(e.a), p.dim, false));
     }
     case ir::expr_kind::local: return local(e.a);
-    case ir::expr_kind::unary: type(e.type); return fmt::format("({}{})", ir::op_name(e.o), expr(e.a));
-    case ir::expr_kind::binary: type(e.type); return fmt::format("({} {} {})", expr(e.a), ir::op_name(e.o), expr(e.b));
+    case ir::expr_kind::unary: type(e.type); return parloop::detail::format("({}{})", ir::op_name(e.o), expr(e.a));
+    case ir::expr_kind::binary:
+      type(e.type);
+      return parloop::detail::format("({} {} {})", expr(e.a), ir::op_name(e.o), expr(e.b));
     case ir::expr_kind::call:
       if (e.o == ir::op::min || e.o == ir::op::max) return minmax_call(e.o, e.type, expr(e.a), expr(e.b));
       // Math functions take their result type: sqrt of an int is sqrt of a double, as in C++.
-      if (e.b == ir::no_id) return fmt::format("{}({})", d_.math(e.o, e.type), converted(e.a, e.type));
-      return fmt::format("{}({}, {})", d_.math(e.o, e.type), converted(e.a, e.type), converted(e.b, e.type));
+      if (e.b == ir::no_id) return parloop::detail::format("{}({})", d_.math(e.o, e.type), converted(e.a, e.type));
+      return parloop::detail::format("{}({}, {})", d_.math(e.o, e.type), converted(e.a, e.type),
+                                     converted(e.b, e.type));
     case ir::expr_kind::select:
-      return fmt::format("({} ? {} : {})", expr(e.a), converted(e.b, e.type), converted(e.c, e.type));
-    case ir::expr_kind::cast: return fmt::format("(({}){})", type(e.type), expr(e.a));
+      return parloop::detail::format("({} ? {} : {})", expr(e.a), converted(e.b, e.type), converted(e.c, e.type));
+    case ir::expr_kind::cast: return parloop::detail::format("(({}){})", type(e.type), expr(e.a));
     case ir::expr_kind::layer: return "pl_l";
   }
   return "?";
@@ -99,8 +102,8 @@ inline std::string emitter::expr(ir::id i) {
 // argument is touched.
 inline std::string emitter::index(ir::id i, int param, int bound, bool slot) {
   if (!checked_ || k_.exprs[i].kind == ir::expr_kind::literal) return expr(i);
-  return fmt::format("pl_checked_index({}, {}, {}, {}, pl_index_errors)", value(i), bound, index_site(param, slot),
-                     kernel_tag(k_.name));
+  return parloop::detail::format("pl_checked_index({}, {}, {}, {}, pl_index_errors)", value(i), bound,
+                                 index_site(param, slot), kernel_tag(k_.name));
 }
 
 // A statement's right-hand side needs no outer parentheses.
@@ -147,7 +150,7 @@ inline void emitter::statement(source_writer& w, const ir::stmt& s) {
       // The bound is read once, before the first pass, as on the host: a body that changes
       // a local in it does not change how often the loop runs.
       const std::string v = local(s.target);
-      const std::string end = fmt::format("pl_bound{}", s.target);
+      const std::string end = parloop::detail::format("pl_bound{}", s.target);
       w.open("for ({} {} = {}, {} = {}; {} < {}; ++{})", type(k_.locals[s.target].type), v, value(s.value), end,
              value(s.hi), v, end, v);
       block(w, s.block);

@@ -10,11 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/dsl/source_array_parameters.hpp"
 #include "parloop/dsl/source_std_calls.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -60,18 +59,24 @@ inline void emitter::kernel_definition(source_writer& w) {
   for (const kernel_buffer& b : buffers(k_, options{.check_indices = checked_, .writes = writes_, .dats = dats_})) {
     type(b.type);  // a double buffer needs fp64, even if the body has no double literal
     switch (b.role) {
-      case buffer_role::data: params += fmt::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index); break;
-      case buffer_role::map: params += fmt::format(",\n    {} map{}", d_.buffer(b.type, true), b.index); break;
+      case buffer_role::data:
+        params += parloop::detail::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index);
+        break;
+      case buffer_role::map:
+        params += parloop::detail::format(",\n    {} map{}", d_.buffer(b.type, true), b.index);
+        break;
       case buffer_role::partials:
-        params += fmt::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
+        params += parloop::detail::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
         break;
-      case buffer_role::groups_done: params += fmt::format(",\n    {} pl_groups_done", d_.buffer(b.type, false)); break;
+      case buffer_role::groups_done:
+        params += parloop::detail::format(",\n    {} pl_groups_done", d_.buffer(b.type, false));
+        break;
       case buffer_role::index_errors:
-        params += fmt::format(",\n    {} pl_index_errors", d_.buffer(b.type, false));
+        params += parloop::detail::format(",\n    {} pl_index_errors", d_.buffer(b.type, false));
         break;
-      case buffer_role::order: params += fmt::format(",\n    {} pl_order", d_.buffer(b.type, true)); break;
-      case buffer_role::plan: params += fmt::format(",\n    {} pl_plan", d_.buffer(b.type, true)); break;
-      case buffer_role::stride: params += fmt::format(",\n    const int data{}_stride", b.index); break;
+      case buffer_role::order: params += parloop::detail::format(",\n    {} pl_order", d_.buffer(b.type, true)); break;
+      case buffer_role::plan: params += parloop::detail::format(",\n    {} pl_plan", d_.buffer(b.type, true)); break;
+      case buffer_role::stride: params += parloop::detail::format(",\n    const int data{}_stride", b.index); break;
     }
   }
   w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
@@ -81,15 +86,17 @@ inline void emitter::kernel_definition(source_writer& w) {
     const ir::param& p = k_.params[i];
     if (holding_of(p) != holding::constant) continue;
     declare_private(w, i, p);
-    for_elements(w, i, p,
-                 [](const std::string& mine, const std::string& data) { return fmt::format("{} = {};", mine, data); });
+    for_elements(w, i, p, [](const std::string& mine, const std::string& data) {
+      return parloop::detail::format("{} = {};", mine, data);
+    });
   }
   for (std::size_t i = 0; i < k_.params.size(); ++i) {
     const ir::param& p = k_.params[i];
     if (holding_of(p) != holding::partial) continue;
     declare_private(w, i, p);
     const std::string start = identity(p.mode, p.type);
-    for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
+    for_components(w, p.dim,
+                   [&](const std::string& k) { return parloop::detail::format("arg{}[{}] = {};", i, k, start); });
   }
   if (writes_ == conflicts::blocks)
     block_elements(w);
@@ -139,7 +146,7 @@ inline void emitter::helpers(source_writer& w) {
   for (const auto& helper : minmax_) {
     const ir::op o = helper.first;
     const scalar_type t = helper.second;
-    const std::string name = fmt::format("pl_{}_{}", ir::op_name(o), type_tag(t));
+    const std::string name = parloop::detail::format("pl_{}_{}", ir::op_name(o), type_tag(t));
     guarded("PL_HELPER_" + name, [&] {
       w.line("{} {} {}({} a, {} b) {{ return {}; }}", d_.helper_qualifiers(), d_.type(t), name, d_.type(t), d_.type(t),
              o == ir::op::min ? "b < a ? b : a" : "a < b ? b : a");
@@ -148,7 +155,8 @@ inline void emitter::helpers(source_writer& w) {
   for (const auto& atomic : atomics_) {
     const atomic_op o = atomic.first;
     const scalar_type t = atomic.second;
-    guarded(fmt::format("PL_HELPER_pl_atomic_{}_{}", atomic_name(o), type_tag(t)), [&] { d_.atomic_helper(w, o, t); });
+    guarded(parloop::detail::format("PL_HELPER_pl_atomic_{}_{}", atomic_name(o), type_tag(t)),
+            [&] { d_.atomic_helper(w, o, t); });
   }
   if (checked_) guarded("PL_HELPER_pl_checked_index", [&] { checked_index_helper(w); });
 }

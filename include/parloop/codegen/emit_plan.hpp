@@ -11,10 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/core/block_plan.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -61,7 +60,7 @@ inline void emitter::block_elements(source_writer& w) {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const ir::param& p = *groups[g].first;
     const int size = block * groups[g].slots * p.dim;
-    w.line("{};", d_.local_array(type(p.type), fmt::format("pl_stage{}", g), size));
+    w.line("{};", d_.local_array(type(p.type), parloop::detail::format("pl_stage{}", g), size));
     features_.group_memory += static_cast<std::size_t>(size) * scalar_bytes(p.type);
     w.line("const int pl_targets{} = pl_plan[pl_info + {}];", g, info_targets_count(static_cast<int>(g)));
     w.line("for (int pl_t = pl_local; pl_t < pl_targets{} * {}; pl_t += {}) pl_stage{}[pl_t] = {};", g, p.dim, block, g,
@@ -73,7 +72,8 @@ inline void emitter::block_elements(source_writer& w) {
       declare_private(w, i, p);
       const std::string start = identity(p.mode, p.type);
       for_elements(
-          w, i, p, [&](const std::string& mine, const std::string&) { return fmt::format("{} = {};", mine, start); },
+          w, i, p,
+          [&](const std::string& mine, const std::string&) { return parloop::detail::format("{} = {};", mine, start); },
           false);
     }
   }
@@ -93,23 +93,24 @@ inline void emitter::block_elements(source_writer& w) {
   for (std::size_t g = 0; g < groups.size(); ++g) {
     for (const std::size_t i : groups[g].params) {
       const ir::param& p = k_.params[i];
-      const std::string stage = fmt::format("pl_stage{}", g);
+      const std::string stage = parloop::detail::format("pl_stage{}", g);
       const auto add = [&](const std::string& slot, const auto& mine_of) {
         w.line("const int pl_place = pl_plan[pl_plan[{}] + pl_me * {} + {}];", plan_local(static_cast<int>(g)), p.arity,
                slot);
         for_components(w, p.dim, [&](const std::string& k) {
-          return combine(p, fmt::format("{}[pl_place * {} + {}]", stage, p.dim, k), mine_of(k));
+          return combine(p, parloop::detail::format("{}[pl_place * {} + {}]", stage, p.dim, k), mine_of(k));
         });
       };
       if (p.kind == arg_kind::whole_map) {
         w.open("for (int pl_j = 0; pl_j < {}; ++pl_j)", p.arity);
         add("pl_j", [&](const std::string& k) {
-          return raw() ? fmt::format("arg{}[pl_j * {} + {}]", i, p.dim, k) : fmt::format("arg{}[pl_j][{}]", i, k);
+          return raw() ? parloop::detail::format("arg{}[pl_j * {} + {}]", i, p.dim, k)
+                       : parloop::detail::format("arg{}[pl_j][{}]", i, k);
         });
         w.close();
       } else {
         w.open("");
-        add(std::to_string(p.slot), [&](const std::string& k) { return fmt::format("arg{}[{}]", i, k); });
+        add(std::to_string(p.slot), [&](const std::string& k) { return parloop::detail::format("arg{}[{}]", i, k); });
         w.close();
       }
     }
@@ -126,10 +127,11 @@ inline void emitter::block_elements(source_writer& w) {
     if (after_same_dat) w.line("{}", d_.barrier_with_global());
     w.open("for (int pl_t = pl_local; pl_t < pl_targets{}; pl_t += {})", g, block);
     w.line("const {} pl_at = {};", index,
-           element_start(p, fmt::format("({})pl_plan[pl_plan[{}] + pl_plan[pl_info + {}] + pl_t]", index,
-                                        plan_targets(static_cast<int>(g)), info_targets_start(static_cast<int>(g)))));
+           element_start(
+               p, parloop::detail::format("({})pl_plan[pl_plan[{}] + pl_plan[pl_info + {}] + pl_t]", index,
+                                          plan_targets(static_cast<int>(g)), info_targets_start(static_cast<int>(g)))));
     for_components(w, p.dim, [&](const std::string& k) {
-      return combine(p, dat_value(p, "pl_at", k), fmt::format("pl_stage{}[pl_t * {} + {}]", g, p.dim, k));
+      return combine(p, dat_value(p, "pl_at", k), parloop::detail::format("pl_stage{}[pl_t * {} + {}]", g, p.dim, k));
     });
     w.close();
   }

@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emitter.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -36,9 +35,10 @@ inline void emitter::reduce_in_groups(source_writer& w) {
     group_tree(w, i, p, block);
     w.open("if (pl_local == 0)");
     for_components(w, p.dim, [&](const std::string& k) {
-      const std::string slot = p.dim == 1 ? std::string(d_.group_id())
-                                          : fmt::format("({}){} * {} + {}", index_type(), d_.group_id(), p.dim, k);
-      return fmt::format("arg{}_partials[{}] = {};", i, slot, in_group(i, p, "0", k));
+      const std::string slot = p.dim == 1
+                                   ? std::string(d_.group_id())
+                                   : parloop::detail::format("({}){} * {} + {}", index_type(), d_.group_id(), p.dim, k);
+      return parloop::detail::format("arg{}_partials[{}] = {};", i, slot, in_group(i, p, "0", k));
     });
     w.close();
   }
@@ -54,18 +54,19 @@ inline void emitter::reduce_in_groups(source_writer& w) {
   for (const std::size_t i : reductions) {
     const ir::param& p = k_.params[i];
     const std::string start = identity(p.mode, p.type);
-    for_components(w, p.dim, [&](const std::string& k) { return fmt::format("arg{}[{}] = {};", i, k, start); });
+    for_components(w, p.dim,
+                   [&](const std::string& k) { return parloop::detail::format("arg{}[{}] = {};", i, k, start); });
     w.open("for ({} pl_g = pl_local; pl_g < pl_groups; pl_g += {})", index_type(), block);
-    const std::string partials = fmt::format("(({})arg{}_partials)", d_.volatile_pointer(p.type), i);
+    const std::string partials = parloop::detail::format("(({})arg{}_partials)", d_.volatile_pointer(p.type), i);
     for_components(w, p.dim, [&](const std::string& k) {
-      const std::string at = p.dim == 1 ? "pl_g" : fmt::format("pl_g * {} + {}", p.dim, k);
-      return combine(p, fmt::format("arg{}[{}]", i, k), fmt::format("{}[{}]", partials, at));
+      const std::string at = p.dim == 1 ? "pl_g" : parloop::detail::format("pl_g * {} + {}", p.dim, k);
+      return combine(p, parloop::detail::format("arg{}[{}]", i, k), parloop::detail::format("{}[{}]", partials, at));
     });
     w.close();
     group_tree(w, i, p, block);
     w.open("if (pl_local == 0)");
     for_components(w, p.dim, [&](const std::string& k) {
-      return combine(p, fmt::format("data{}[{}]", p.data, k), in_group(i, p, "0", k));
+      return combine(p, parloop::detail::format("data{}[{}]", p.data, k), in_group(i, p, "0", k));
     });
     w.close();
   }
@@ -75,16 +76,16 @@ inline void emitter::reduce_in_groups(source_writer& w) {
 
 // `target = target op value` for a reduction's mode.
 inline std::string emitter::combine(const ir::param& p, const std::string& target, const std::string& value) {
-  if (p.mode == access::inc) return fmt::format("{} += {};", target, value);
-  return fmt::format("{} = {};", target,
-                     minmax_call(p.mode == access::min ? ir::op::min : ir::op::max, p.type, target, value));
+  if (p.mode == access::inc) return parloop::detail::format("{} += {};", target, value);
+  return parloop::detail::format("{} = {};", target,
+                                 minmax_call(p.mode == access::min ? ir::op::min : ir::op::max, p.type, target, value));
 }
 
 // Component k of work-item `item`'s value in the group's local array of reduction i.
 inline std::string emitter::in_group(std::size_t i, const ir::param& p, const std::string& item, const std::string& k) {
-  if (p.dim == 1) return fmt::format("{}[{}]", group_array(i), item);
-  if (item == "0") return fmt::format("{}[{}]", group_array(i), k);
-  return fmt::format("{}[{} * {} + {}]", group_array(i), item, p.dim, k);
+  if (p.dim == 1) return parloop::detail::format("{}[{}]", group_array(i), item);
+  if (item == "0") return parloop::detail::format("{}[{}]", group_array(i), k);
+  return parloop::detail::format("{}[{} * {} + {}]", group_array(i), item, p.dim, k);
 }
 
 // Whether a group combines its values warp by warp in registers: where the dialect has warps
@@ -107,7 +108,7 @@ inline void emitter::group_tree(source_writer& w, std::size_t i, const ir::param
 // power of two below the block: any block size).
 inline void emitter::local_tree(source_writer& w, std::size_t i, const ir::param& p, int block) {
   for_components(w, p.dim, [&](const std::string& k) {
-    return fmt::format("{} = arg{}[{}];", in_group(i, p, "pl_local", k), i, k);
+    return parloop::detail::format("{} = arg{}[{}];", in_group(i, p, "pl_local", k), i, k);
   });
   int half = 1;
   while (half * 2 < block) half *= 2;
@@ -130,7 +131,7 @@ inline void emitter::warp_tree(source_writer& w, std::size_t i, const ir::param&
   const auto shuffled = [&] {
     w.open("for (int pl_delta = {}; pl_delta > 0; pl_delta /= 2)", warp / 2);
     for_components(w, p.dim, [&](const std::string& k) {
-      const std::string mine = fmt::format("arg{}[{}]", i, k);
+      const std::string mine = parloop::detail::format("arg{}[{}]", i, k);
       return combine(p, mine, d_.shuffle_down(mine, "pl_delta"));
     });
     w.close();
@@ -138,20 +139,22 @@ inline void emitter::warp_tree(source_writer& w, std::size_t i, const ir::param&
   shuffled();
   w.open("if (pl_local % {} == 0)", warp);
   for_components(w, p.dim, [&](const std::string& k) {
-    return fmt::format("{} = arg{}[{}];", in_group(i, p, fmt::format("(pl_local / {})", warp), k), i, k);
+    return parloop::detail::format("{} = arg{}[{}];",
+                                   in_group(i, p, parloop::detail::format("(pl_local / {})", warp), k), i, k);
   });
   w.close();
   w.line("{}", d_.barrier());
   w.open("if (pl_local < {})", warp);
   const std::string start = identity(p.mode, p.type);
   for_components(w, p.dim, [&](const std::string& k) {
-    return fmt::format("arg{}[{}] = pl_local < {} ? {} : {};", i, k, block / warp, in_group(i, p, "pl_local", k),
-                       start);
+    return parloop::detail::format("arg{}[{}] = pl_local < {} ? {} : {};", i, k, block / warp,
+                                   in_group(i, p, "pl_local", k), start);
   });
   shuffled();
   w.open("if (pl_local == 0)");
-  for_components(w, p.dim,
-                 [&](const std::string& k) { return fmt::format("{} = arg{}[{}];", in_group(i, p, "0", k), i, k); });
+  for_components(w, p.dim, [&](const std::string& k) {
+    return parloop::detail::format("{} = arg{}[{}];", in_group(i, p, "0", k), i, k);
+  });
   w.close();
   w.close();
 }

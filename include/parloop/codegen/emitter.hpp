@@ -19,14 +19,13 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/layout.hpp"
 #include "parloop/codegen/writer.hpp"
 #include "parloop/core/block_plan.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/written_first.hpp"
 
@@ -165,12 +164,12 @@ class emitter {
   // loops over its slots with the slot's position in the dat as pl_at.
   template <class F>
   void for_elements(source_writer& w, std::size_t i, const ir::param& p, F&& statement_for, bool with_data = true) {
-    const std::string arg = fmt::format("arg{}", i);
+    const std::string arg = parloop::detail::format("arg{}", i);
     if (p.kind != arg_kind::whole_map) {
       for_components(w, p.dim, [&](const std::string& k) {
-        const std::string data =
-            p.kind == arg_kind::global ? fmt::format("data{}[{}]", p.data, k) : dat_value(p, arg + "_at", k);
-        return statement_for(fmt::format("{}[{}]", arg, k), data);
+        const std::string data = p.kind == arg_kind::global ? parloop::detail::format("data{}[{}]", p.data, k)
+                                                            : dat_value(p, arg + "_at", k);
+        return statement_for(parloop::detail::format("{}[{}]", arg, k), data);
       });
       return;
     }
@@ -179,8 +178,8 @@ class emitter {
       w.line("const {} pl_at = {};", index_type(), element_start(p, map_target(p, "pl_j")));
     }
     for_components(w, p.dim, [&](const std::string& k) {
-      const std::string mine =
-          raw() ? fmt::format("{}[pl_j * {} + {}]", arg, p.dim, k) : fmt::format("{}[pl_j][{}]", arg, k);
+      const std::string mine = raw() ? parloop::detail::format("{}[pl_j * {} + {}]", arg, p.dim, k)
+                                     : parloop::detail::format("{}[pl_j][{}]", arg, k);
       return statement_for(mine, dat_value(p, "pl_at", k));
     });
     w.close();
@@ -202,7 +201,7 @@ class emitter {
   // Global reductions within and across work-groups (emit_reductions.hpp).
   void reduce_in_groups(source_writer& w);
   std::string combine(const ir::param& p, const std::string& target, const std::string& value);
-  static std::string group_array(std::size_t i) { return fmt::format("pl_group{}", i); }
+  static std::string group_array(std::size_t i) { return parloop::detail::format("pl_group{}", i); }
   static std::string in_group(std::size_t i, const ir::param& p, const std::string& item, const std::string& k);
   bool by_warps(int block) const;
   void group_tree(source_writer& w, std::size_t i, const ir::param& p, int block);

@@ -5,13 +5,12 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/cuda.hpp"
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/emit.hpp"
 #include "parloop/codegen/opencl.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::codegen {
@@ -45,12 +44,13 @@ inline generated_source generate(const ir::kernel& k, dialect_kind kind,
 inline std::string compile_failure(const generated_source& s, std::string_view compiler, std::string_view log) {
   // OP2 codes declare constants at file scope, which OpenCL C refuses unless they are __constant.
   const bool file_scope_constant = log.find("program scope variable") != std::string_view::npos;
-  return fmt::format("kernel '{}' failed to compile with {}{}{}\n--- compiler log ---\n{}\n--- source ({}) ---\n{}",
-                     s.kernel, compiler, s.path.empty() ? std::string() : " (source: " + s.path + ")",
-                     file_scope_constant ? "\nA file-scope constant in a kernel from source is declared "
-                                           "`PL_CONSTANT double k = 2.0;`, which every backend accepts."
-                                         : "",
-                     log, dialect_of(s.dialect).name(), with_line_numbers(s.text));
+  return parloop::detail::format(
+      "kernel '{}' failed to compile with {}{}{}\n--- compiler log ---\n{}\n--- source ({}) ---\n{}", s.kernel,
+      compiler, s.path.empty() ? std::string() : " (source: " + s.path + ")",
+      file_scope_constant ? "\nA file-scope constant in a kernel from source is declared "
+                            "`PL_CONSTANT double k = 2.0;`, which every backend accepts."
+                          : "",
+      log, dialect_of(s.dialect).name(), with_line_numbers(s.text));
 }
 
 }  // namespace parloop::codegen

@@ -12,10 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -125,12 +124,12 @@ class grid_size_functor {
       stack.pop_back();
       std::string& a = stack.back();
       switch (n.op) {
-        case grid_op::add: a = fmt::format("({} + {})", a, b); break;
-        case grid_op::sub: a = fmt::format("({} - {})", a, b); break;
-        case grid_op::mul: a = fmt::format("({} * {})", a, b); break;
-        case grid_op::ceil_div: a = fmt::format("ceil_div({}, {})", strip(a), strip(b)); break;
-        case grid_op::min: a = fmt::format("min({}, {})", strip(a), strip(b)); break;
-        case grid_op::max: a = fmt::format("max({}, {})", strip(a), strip(b)); break;
+        case grid_op::add: a = parloop::detail::format("({} + {})", a, b); break;
+        case grid_op::sub: a = parloop::detail::format("({} - {})", a, b); break;
+        case grid_op::mul: a = parloop::detail::format("({} * {})", a, b); break;
+        case grid_op::ceil_div: a = parloop::detail::format("ceil_div({}, {})", strip(a), strip(b)); break;
+        case grid_op::min: a = parloop::detail::format("min({}, {})", strip(a), strip(b)); break;
+        case grid_op::max: a = parloop::detail::format("max({}, {})", strip(a), strip(b)); break;
         default: break;
       }
     }
@@ -146,7 +145,8 @@ class grid_size_functor {
 
   void validate() const {
     if (program_.empty() || program_.size() > max_length) {
-      throw error(fmt::format("grid-size functor: {} operations (1 to {} allowed)", program_.size(), max_length));
+      throw error(
+          parloop::detail::format("grid-size functor: {} operations (1 to {} allowed)", program_.size(), max_length));
     }
     std::size_t depth = 0;
     for (const grid_node& n : program_) {
@@ -166,7 +166,8 @@ class grid_size_functor {
           if (depth < 2) throw error("grid-size functor: an operation lacks its operands");
           --depth;
           break;
-        default: throw error(fmt::format("grid-size functor: unknown operation {}", static_cast<int>(n.op)));
+        default:
+          throw error(parloop::detail::format("grid-size functor: unknown operation {}", static_cast<int>(n.op)));
       }
     }
     if (depth != 1) throw error("grid-size functor: the expression does not reduce to one value");

@@ -7,9 +7,8 @@
 #include <limits>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/dialect.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
@@ -31,7 +30,7 @@ class opencl_dialect final : public dialect {
   }
   std::string int64_literal(std::int64_t v) const override {
     if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807L - 1L)";
-    return fmt::format("{}L", v);
+    return parloop::detail::format("{}L", v);
   }
   std::string infinity(scalar_type t, bool negative) const override {
     const std::string inf = t == scalar_type::float32 ? "INFINITY" : "(double)INFINITY";
@@ -41,16 +40,18 @@ class opencl_dialect final : public dialect {
   // OpenCL's math built-ins are overloaded on float and double.
   std::string math(ir::op o, scalar_type) const override { return std::string(ir::op_name(o)); }
 
-  std::string kernel_head(std::string_view entry) const override { return fmt::format("__kernel void {}", entry); }
+  std::string kernel_head(std::string_view entry) const override {
+    return parloop::detail::format("__kernel void {}", entry);
+  }
   std::string buffer(scalar_type t, bool is_const) const override {
-    return fmt::format("__global {}{}* restrict", is_const ? "const " : "", type(t));
+    return parloop::detail::format("__global {}{}* restrict", is_const ? "const " : "", type(t));
   }
   std::string_view work_item() const override { return "(long)get_global_id(0)"; }
   std::string_view work_items() const override { return "(long)get_global_size(0)"; }
   std::string_view local_id() const override { return "(int)get_local_id(0)"; }
   std::string_view group_id() const override { return "get_group_id(0)"; }
   std::string local_array(std::string_view type, std::string_view name, int size) const override {
-    return fmt::format("__local {} {}[{}]", type, name, size);
+    return parloop::detail::format("__local {} {}[{}]", type, name, size);
   }
   std::string_view barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
   std::string_view barrier_with_global() const override {
@@ -58,24 +59,28 @@ class opencl_dialect final : public dialect {
   }
   std::string_view global_fence() const override { return "mem_fence(CLK_GLOBAL_MEM_FENCE);"; }
   std::string_view groups() const override { return "(long)get_num_groups(0)"; }
-  std::string atomic_ticket(std::string_view counter) const override { return fmt::format("atomic_inc({})", counter); }
+  std::string atomic_ticket(std::string_view counter) const override {
+    return parloop::detail::format("atomic_inc({})", counter);
+  }
   std::string atomic_compare_exchange(std::string_view p, std::string_view expected,
                                       std::string_view desired) const override {
-    return fmt::format("atomic_cmpxchg({}, {}, {})", p, expected, desired);
+    return parloop::detail::format("atomic_cmpxchg({}, {}, {})", p, expected, desired);
   }
   // Sub-group shuffles are an extension few OpenCL devices share: groups reduce through local memory.
   int warp_size() const override { return 0; }
   std::string shuffle_down(std::string_view, std::string_view) const override { return {}; }
-  std::string vector_type(scalar_type t, int lanes) const override { return fmt::format("{}{}", type(t), lanes); }
+  std::string vector_type(scalar_type t, int lanes) const override {
+    return parloop::detail::format("{}{}", type(t), lanes);
+  }
   std::string load_vector(scalar_type, int lanes, std::string_view buffer, std::string_view index) const override {
-    return fmt::format("vload{}({}, {})", lanes, index, buffer);
+    return parloop::detail::format("vload{}({}, {})", lanes, index, buffer);
   }
   std::string store_vector(scalar_type, int lanes, std::string_view value, std::string_view buffer,
                            std::string_view index) const override {
-    return fmt::format("vstore{}({}, {}, {});", lanes, value, index, buffer);
+    return parloop::detail::format("vstore{}({}, {}, {});", lanes, value, index, buffer);
   }
   std::string volatile_pointer(scalar_type t) const override {
-    return fmt::format("volatile __global const {}*", type(t));
+    return parloop::detail::format("volatile __global const {}*", type(t));
   }
   std::string_view helper_qualifiers() const override { return "static inline"; }
 
@@ -83,7 +88,7 @@ class opencl_dialect final : public dialect {
   void source_prelude(source_writer& w) const override { w.line("#define PL_CONSTANT __constant"); }
   // A declaration whose types differ from the definition's is a C error ("conflicting types").
   std::string prototype_check(std::string_view name, std::string_view params) const override {
-    return fmt::format("void {}({});", name, params);
+    return parloop::detail::format("void {}({});", name, params);
   }
 
   void pragmas(source_writer& w, const features& f) const override {
@@ -106,9 +111,9 @@ class opencl_dialect final : public dialect {
       const std::string_view as_bits = f32 ? "as_uint" : "as_ulong";
       const std::string_view as_value = f32 ? "as_float" : "as_double";
       const std::string_view cas = f32 ? "atomic_cmpxchg" : "atom_cmpxchg";
-      const std::string next = o == atomic_op::add
-                                   ? fmt::format("{}(expected) + v", as_value)
-                                   : fmt::format("pl_{}_{}({}(expected), v)", atomic_name(o), type_tag(t), as_value);
+      const std::string next = o == atomic_op::add ? parloop::detail::format("{}(expected) + v", as_value)
+                                                   : parloop::detail::format("pl_{}_{}({}(expected), v)",
+                                                                             atomic_name(o), type_tag(t), as_value);
       w.line("{} seen = {}(*p);", bits, as_bits);
       w.line("{} expected;", bits);
       w.open("do");

@@ -6,23 +6,23 @@
 #include <string_view>
 #include <utility>
 
-#include <fmt/format.h>
+#include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
 class source_writer {
  public:
   template <class... Args>
-  void line(fmt::format_string<Args...> format, Args&&... args) {
+  void line(parloop::detail::format_string<Args...> format, const Args&... args) {
     indent();
-    out_ += fmt::format(format, std::forward<Args>(args)...);
+    out_ += parloop::detail::format<Args...>(format, args...);
     out_ += '\n';
   }
   // A line that ends in `{` (a bare `{` for an empty format), and one level deeper after it.
   template <class... Args>
-  void open(fmt::format_string<Args...> format, Args&&... args) {
+  void open(parloop::detail::format_string<Args...> format, const Args&... args) {
     indent();
-    const std::string head = fmt::format(format, std::forward<Args>(args)...);
+    const std::string head = parloop::detail::format<Args...>(format, args...);
     out_ += head;
     out_ += head.empty() ? "{\n" : " {\n";
     ++depth_;
@@ -39,7 +39,7 @@ class source_writer {
   void reopen(std::string_view between) {
     --depth_;
     indent();
-    out_ += fmt::format("}} {} {{\n", between);
+    out_ += parloop::detail::format("}} {} {{\n", between);
     ++depth_;
   }
   void blank() { out_ += '\n'; }
@@ -68,7 +68,7 @@ inline std::string with_line_numbers(std::string_view text) {
     const std::size_t end = text.find('\n', start);
     const std::string_view line =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    out += fmt::format("{:4} | {}\n", n++, line);
+    out += parloop::detail::format("{:4} | {}\n", n++, line);
     if (end == std::string_view::npos) break;
     start = end + 1;
   }

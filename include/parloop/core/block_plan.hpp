@@ -16,12 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/coloring.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -166,9 +165,9 @@ inline std::shared_ptr<block_plan> plan_blocks(const std::string& kernel, index_
   for (std::size_t g = 0; g < groups.size(); ++g) total += places[g].size() + targets[g].size();
   if (total > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
     throw data_error(
-        fmt::format("par_loop '{}': a two-level plan of {} elements needs {} ints, more than 32-bit "
-                    "offsets reach; use conflicts::colors or atomics for this loop",
-                    kernel, n, total));
+        parloop::detail::format("par_loop '{}': a two-level plan of {} elements needs {} ints, more than 32-bit "
+                                "offsets reach; use conflicts::colors or atomics for this loop",
+                                kernel, n, total));
   }
   std::vector<std::int32_t> ints(static_cast<std::size_t>(plan_groups_start) + 2 * groups.size());
   ints[plan_start] = static_cast<std::int32_t>(start);

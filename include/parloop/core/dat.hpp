@@ -8,14 +8,13 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/array_state.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -57,8 +56,8 @@ class Dat {
     if (name.empty()) name = detail::default_name("dat");
     const std::size_t expected = static_cast<std::size_t>(set.size()) * Dim;
     if (values.size() != expected) {
-      throw data_error(fmt::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}", name,
-                                   expected, set.size(), set.name(), Dim, values.size()));
+      throw data_error(parloop::detail::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}",
+                                               name, expected, set.size(), set.name(), Dim, values.size()));
     }
     state_ = detail::make_dat_state(set, std::move(values), std::move(name), Dim);
   }

@@ -9,9 +9,8 @@
 #include <cstring>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -35,7 +34,7 @@ inline constexpr std::size_t soa_alignment = 32;
 inline std::size_t soa_stride(std::size_t elements) {
   const std::size_t stride = (elements + soa_alignment - 1) / soa_alignment * soa_alignment;
   if (stride > 2147483647u) {
-    throw argument_error(fmt::format(
+    throw argument_error(parloop::detail::format(
         "a set of {} elements is too large to keep its dats component by component (the stride, {}, is past the "
         "int range): open the runtime with PARLOOP_DAT_LAYOUT=aos",
         elements, stride));

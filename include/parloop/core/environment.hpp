@@ -13,9 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -61,7 +60,7 @@ T choice_from_environment(const char* name, T by_default, std::initializer_list<
   std::size_t said = 0;
   auto say = [&](const environment_choice<T>& c, bool is_default) {
     listed += said == 0 ? "" : said + 1 == choices.size() ? " or " : ", ";
-    listed += fmt::format("{} ({}{})", c.word, c.meaning, is_default ? ", the default" : "");
+    listed += parloop::detail::format("{} ({}{})", c.word, c.meaning, is_default ? ", the default" : "");
     ++said;
   };
   for (const environment_choice<T>& c : choices) {
@@ -70,8 +69,8 @@ T choice_from_environment(const char* name, T by_default, std::initializer_list<
   for (const environment_choice<T>& c : choices) {
     if (!(c.value == by_default)) say(c, false);
   }
-  if (!unset_means.empty()) listed += fmt::format("; unset, {}", unset_means);
-  throw argument_error(fmt::format("{} is '{}': use {}", name, v, listed));
+  if (!unset_means.empty()) listed += parloop::detail::format("; unset, {}", unset_means);
+  throw argument_error(parloop::detail::format("{} is '{}': use {}", name, v, listed));
 }
 
 // A 0/1 switch: 1 does `what_1`, 0 does `what_0`.

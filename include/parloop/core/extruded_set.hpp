@@ -13,12 +13,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -40,7 +39,8 @@ class ExtrudedSet : public Set {
   ExtrudedSet(const Set& base, index_t layers, std::string name = {}) : Set(make(base, layers, std::move(name))) {}
   // A Set that is extruded (a copy of an ExtrudedSet) as the ExtrudedSet it is.
   explicit ExtrudedSet(const Set& extruded) : Set(extruded) {
-    if (!extruded.extruded()) throw argument_error(fmt::format("set '{}' is not an extruded set", extruded.name()));
+    if (!extruded.extruded())
+      throw argument_error(parloop::detail::format("set '{}' is not an extruded set", extruded.name()));
   }
 
   Set base() const { return base_handle(state().base); }
@@ -64,10 +64,11 @@ class ExtrudedSet : public Set {
   static std::shared_ptr<detail::set_state> make(const Set& base, index_t layers, std::string name) {
     if (name.empty()) name = detail::default_name("extruded");
     const auto refuse = [&](const std::string& why) {
-      throw argument_error(fmt::format("extruded set '{}' over '{}': {}", name, base.name(), why));
+      throw argument_error(parloop::detail::format("extruded set '{}' over '{}': {}", name, base.name(), why));
     };
     if (layers < 1)
-      throw data_error(fmt::format("extruded set '{}' over '{}': {} layers; at least 1", name, base.name(), layers));
+      throw data_error(
+          parloop::detail::format("extruded set '{}' over '{}': {} layers; at least 1", name, base.name(), layers));
     if (base.extruded()) refuse("the base is itself extruded; extrude its base with more layers");
     if (base.distribution() != nullptr) refuse("the base is distributed over ranks, and extruded sets are not yet");
     if (base.renumbered()) {
@@ -76,8 +77,8 @@ class ExtrudedSet : public Set {
           "the user numbers them; extruded meshes are not renumbered yet");
     }
     if (std::int64_t{base.size()} * layers > std::numeric_limits<index_t>::max()) {
-      throw data_error(fmt::format("extruded set '{}': {} columns of {} layers is more than {} entities", name,
-                                   base.size(), layers, std::numeric_limits<index_t>::max()));
+      throw data_error(parloop::detail::format("extruded set '{}': {} columns of {} layers is more than {} entities",
+                                               name, base.size(), layers, std::numeric_limits<index_t>::max()));
     }
     base.state().extruded_over = true;
     const Set flat(base.runtime(), base.size() * layers, std::move(name));
@@ -123,18 +124,18 @@ inline Map extruded_map(const ExtrudedSet& from, const ExtrudedSet& to, std::spa
                         int per_column, const std::vector<int>& levels, std::string name) {
   if (name.empty()) name = default_name("map");
   if (!(from.runtime() == to.runtime())) {
-    throw argument_error(
-        fmt::format("pl::extrude '{}': sets '{}' and '{}' belong to different runtimes", name, from.name(), to.name()));
+    throw argument_error(parloop::detail::format("pl::extrude '{}': sets '{}' and '{}' belong to different runtimes",
+                                                 name, from.name(), to.name()));
   }
-  if (levels.empty()) throw argument_error(fmt::format("pl::extrude '{}': no levels given", name));
+  if (levels.empty()) throw argument_error(parloop::detail::format("pl::extrude '{}': no levels given", name));
   for (const int s : levels) {
     // The top cell's targets, and over interior facets the cell above the top facet's, are
     // levels from - 1 + s of a column of `to`.
     if (s < 0 || std::int64_t{from.layers()} - 1 + s >= to.layers()) {
       throw argument_error(
-          fmt::format("pl::extrude '{}': level {} above a cell of '{}' ({} layers) is outside the {} "
-                      "layers of '{}'",
-                      name, s, from.name(), from.layers(), to.layers(), to.name()));
+          parloop::detail::format("pl::extrude '{}': level {} above a cell of '{}' ({} layers) is outside the {} "
+                                  "layers of '{}'",
+                                  name, s, from.name(), from.layers(), to.layers(), to.name()));
     }
   }
   const int arity = per_column * static_cast<int>(levels.size());
@@ -166,7 +167,7 @@ inline Map extruded_map(const ExtrudedSet& from, const ExtrudedSet& to, std::spa
 inline Map extrude(const Map& base_map, const ExtrudedSet& from, const ExtrudedSet& to, const std::vector<int>& levels,
                    std::string name = {}) {
   if (!(base_map.from() == from.base()) || !(base_map.to() == to.base())) {
-    throw argument_error(fmt::format(
+    throw argument_error(parloop::detail::format(
         "pl::extrude: map '{}' maps '{}' to '{}', and the extruded sets' bases are '{}' "
         "and '{}'",
         base_map.name(), base_map.from().name(), base_map.to().name(), from.base().name(), to.base().name()));
@@ -182,9 +183,9 @@ inline Map extrude(const ExtrudedSet& from, const ExtrudedSet& to, const std::ve
                    std::string name = {}) {
   if (!(from.base() == to.base())) {
     throw argument_error(
-        fmt::format("pl::extrude: '{}' and '{}' are over different bases ('{}' and '{}'): give the "
-                    "base map between them",
-                    from.name(), to.name(), from.base().name(), to.base().name()));
+        parloop::detail::format("pl::extrude: '{}' and '{}' are over different bases ('{}' and '{}'): give the "
+                                "base map between them",
+                                from.name(), to.name(), from.base().name(), to.base().name()));
   }
   std::vector<index_t> own(static_cast<std::size_t>(from.columns()));
   for (std::size_t c = 0; c < own.size(); ++c) own[c] = static_cast<index_t>(c);

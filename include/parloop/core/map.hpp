@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/block_plan.hpp"
 #include "parloop/core/coloring.hpp"
@@ -20,6 +18,7 @@
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -154,27 +153,27 @@ class Map {
   Map(const Set& from, const Set& to, int arity, std::span<const index_t> values, std::string name = {}) {
     if (name.empty()) name = detail::default_name("map");
     if (!(from.runtime() == to.runtime())) {
-      throw argument_error(
-          fmt::format("map '{}': sets '{}' and '{}' belong to different runtimes", name, from.name(), to.name()));
+      throw argument_error(parloop::detail::format("map '{}': sets '{}' and '{}' belong to different runtimes", name,
+                                                   from.name(), to.name()));
     }
-    if (arity < 1) throw data_error(fmt::format("map '{}': arity must be at least 1, got {}", name, arity));
+    if (arity < 1) throw data_error(parloop::detail::format("map '{}': arity must be at least 1, got {}", name, arity));
     const std::size_t expected = static_cast<std::size_t>(from.size()) * static_cast<std::size_t>(arity);
     const detail::set_distribution* d = from.distribution();
     const bool executed_rows =
         d != nullptr && values.size() == static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity);
     if (values.size() != expected && !executed_rows) {
-      throw data_error(fmt::format(
+      throw data_error(parloop::detail::format(
           "map '{}': expected {} values ({} elements of '{}' x arity {}{}), got {}", name, expected, from.size(),
           from.name(), arity,
-          d != nullptr
-              ? fmt::format(", or {} for the {} elements this rank executes",
-                            static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity), d->exec_end)
-              : "",
+          d != nullptr ? parloop::detail::format(
+                             ", or {} for the {} elements this rank executes",
+                             static_cast<std::size_t>(d->exec_end) * static_cast<std::size_t>(arity), d->exec_end)
+                       : "",
           values.size()));
     }
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (values[i] < 0 || values[i] >= to.size()) {
-        throw data_error(fmt::format(
+        throw data_error(parloop::detail::format(
             "map '{}': entry {} (element {}, slot {}) is {}, outside target set '{}' of size {}", name, i,
             i / static_cast<std::size_t>(arity), i % static_cast<std::size_t>(arity), values[i], to.name(), to.size()));
       }

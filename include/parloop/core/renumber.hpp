@@ -12,14 +12,13 @@
 #include <span>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/locality_order.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -60,17 +59,17 @@ inline void renumber(const Set& first) {
   for (const Set& s : sets) {
     if (s.distribution() != nullptr) {
       throw argument_error(
-          fmt::format("pl::renumber: set '{}' is distributed over ranks, and a distributed set's "
-                      "elements are ordered by pl::mpi::distributed_mesh",
-                      s.name()));
+          parloop::detail::format("pl::renumber: set '{}' is distributed over ranks, and a distributed set's "
+                                  "elements are ordered by pl::mpi::distributed_mesh",
+                                  s.name()));
     }
     // An extruded set's entities are numbered column by column, after its base's elements.
     if (s.extruded() || s.state().extruded_over) {
       throw argument_error(
-          fmt::format("pl::renumber: set '{}' is {}, whose entities are numbered column by column "
-                      "after the base set's elements as the user numbers them; extruded meshes are "
-                      "not renumbered yet (a base stays one after its extruded sets have gone)",
-                      s.name(), s.extruded() ? "an extruded set" : "the base of an extruded set"));
+          parloop::detail::format("pl::renumber: set '{}' is {}, whose entities are numbered column by column "
+                                  "after the base set's elements as the user numbers them; extruded meshes are "
+                                  "not renumbered yet (a base stays one after its extruded sets have gone)",
+                                  s.name(), s.extruded() ? "an extruded set" : "the base of an extruded set"));
     }
   }
   detail::mesh_links mesh;

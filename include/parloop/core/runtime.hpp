@@ -11,8 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/settings.hpp"
@@ -22,6 +20,7 @@
 #include "parloop/core/trace_checks.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/fwd.hpp"
 
 namespace parloop {
@@ -114,8 +113,8 @@ inline const backend_entry* backend_entry_of(backend_kind kind) {
 }
 
 inline std::string not_built(backend_kind kind) {
-  return fmt::format("the {} backend is not built into this program (link parloop::{})", backend_name(kind),
-                     backend_name(kind));
+  return parloop::detail::format("the {} backend is not built into this program (link parloop::{})", backend_name(kind),
+                                 backend_name(kind));
 }
 
 inline backend_status status_of(backend_kind kind, const settings& s = settings::from_environment()) {
@@ -230,7 +229,7 @@ class Runtime {
     detail::apply(*state, s);
     if (kind == backend_kind::threads) {
       state->threads = std::make_shared<detail::thread_pool>(s.threads, s.threads_pin, detail::spin_for(s.threads));
-      state->device_name = fmt::format("{} threads", state->threads->size());
+      state->device_name = parloop::detail::format("{} threads", state->threads->size());
       state->threads_id = detail::next_backend_id();
     } else if (kind != backend_kind::host) {
       const detail::backend_entry* entry = detail::backend_entry_of(kind);
@@ -255,11 +254,11 @@ class Runtime {
       if (b.device_requested) {
         throw backend_unavailable("backend '" + std::string(backend_name(b.kind)) + "' is not available: " + b.reason);
       }
-      reasons += fmt::format("\n  {}: {}", backend_name(b.kind), b.reason);
+      reasons += parloop::detail::format("\n  {}: {}", backend_name(b.kind), b.reason);
     }
     if (any_device_named) {
       throw backend_unavailable(
-          fmt::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", s.device, reasons));
+          parloop::detail::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", s.device, reasons));
     }
     throw backend_unavailable("no backend is available");
   }

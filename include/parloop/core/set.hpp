@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -70,11 +69,11 @@ class Set {
   // elements are the distribution's local ones, halos included.
   Set(const Runtime& rt, std::shared_ptr<const detail::set_distribution> d, std::string name) {
     if (!d || !d->link)
-      throw argument_error(fmt::format("set '{}': a distribution without a link between ranks", name));
+      throw argument_error(parloop::detail::format("set '{}': a distribution without a link between ranks", name));
     const auto size = static_cast<index_t>(d->global.size());
     if (!(0 <= d->core_end && d->core_end <= d->owned_end && d->owned_end <= d->exec_end && d->exec_end <= size)) {
-      throw argument_error(fmt::format("set '{}': regions ending at {}, {}, {} of {} elements", name, d->core_end,
-                                       d->owned_end, d->exec_end, size));
+      throw argument_error(parloop::detail::format("set '{}': regions ending at {}, {}, {} of {} elements", name,
+                                                   d->core_end, d->owned_end, d->exec_end, size));
     }
     state_ = std::make_shared<detail::set_state>(
         detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}, nullptr, 0, false});

@@ -16,8 +16,6 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/dat_layout.hpp"
@@ -25,6 +23,7 @@
 #include "parloop/core/thread_count.hpp"
 #include "parloop/core/trace_checks.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -95,8 +94,8 @@ inline std::uint64_t mebibytes(std::string_view what, std::string_view text, std
   constexpr std::uint64_t most = std::uint64_t{1} << 40;
   const std::optional<std::uint64_t> mb = whole_number<std::uint64_t>(text, least, most);
   if (!mb) {
-    throw argument_error(fmt::format("{}='{}': expected a whole number of MiB, at least {} and at most {} (2^40)", what,
-                                     text, least, most));
+    throw argument_error(parloop::detail::format(
+        "{}='{}': expected a whole number of MiB, at least {} and at most {} (2^40)", what, text, least, most));
   }
   return *mb << 20;
 }
@@ -173,8 +172,8 @@ inline settings settings::from_environment() {
   s.check_traces = choice_from_environment<trace_checks>(
       "PARLOOP_CHECK_TRACES", trace_checks::sampled,
       {{"sampled", trace_checks::sampled,
-        fmt::format("the first {} calls of each kernel's signature, then one in {}", detail::trace_checks_first,
-                    detail::trace_checks_every)},
+        parloop::detail::format("the first {} calls of each kernel's signature, then one in {}",
+                                detail::trace_checks_first, detail::trace_checks_every)},
        {"1", trace_checks::every_call, "every call traces its kernel again"},
        {"0", trace_checks::off, "a kernel is traced once per argument signature"}});
   s.check_indices =

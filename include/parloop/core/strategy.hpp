@@ -8,9 +8,8 @@
 #include <type_traits>
 #include <variant>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -53,13 +52,13 @@ inline std::string to_string(const strategy& s) {
       [](const auto& v) -> std::string {
         using S = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<S, split_n_across_workgroups>)
-          return fmt::format("split_n_across_workgroups{{{}}}", v.block);
+          return parloop::detail::format("split_n_across_workgroups{{{}}}", v.block);
         else if constexpr (std::is_same_v<S, grid_stride>)
-          return fmt::format("grid_stride{{{}, {}}}", v.block, v.waves);
+          return parloop::detail::format("grid_stride{{{}, {}}}", v.block, v.waves);
         else if constexpr (std::is_same_v<S, vectors_across_workgroups>)
-          return fmt::format("vectors_across_workgroups{{{}, {}}}", v.block, v.width);
+          return parloop::detail::format("vectors_across_workgroups{{{}, {}}}", v.block, v.width);
         else
-          return fmt::format("chunked{{{}, {}}}", v.block, v.per_item);
+          return parloop::detail::format("chunked{{{}, {}}}", v.block, v.per_item);
       },
       s);
 }
@@ -83,7 +82,7 @@ inline void check_strategy(const strategy& s) {
       },
       s);
   if (!ok) {
-    throw argument_error(fmt::format(
+    throw argument_error(parloop::detail::format(
         "strategy {}: the block must be 1 to 1024 work-items, waves and per_item at least 1, and width 2 or 4",
         to_string(s)));
   }

@@ -14,12 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -86,8 +85,8 @@ class Subset {
     if (name.empty()) name = detail::default_name("subset");
     for (std::size_t i = 0; i < indices.size(); ++i) {
       if (indices[i] < 0 || indices[i] >= superset.size()) {
-        throw data_error(fmt::format("subset '{}': index {} (entry {}) is outside set '{}' of size {}", name,
-                                     indices[i], i, superset.name(), superset.size()));
+        throw data_error(parloop::detail::format("subset '{}': index {} (entry {}) is outside set '{}' of size {}",
+                                                 name, indices[i], i, superset.name(), superset.size()));
       }
     }
     std::sort(indices.begin(), indices.end());
@@ -160,8 +159,9 @@ class Subset {
     const std::span<const index_t> from = parent.indices();
     for (std::size_t i = 0; i < positions.size(); ++i) {
       if (positions[i] < 0 || positions[i] >= parent.size()) {
-        throw data_error(fmt::format("a subset of subset '{}': position {} (entry {}) is outside it, of size {}",
-                                     parent.name(), positions[i], i, parent.size()));
+        throw data_error(
+            parloop::detail::format("a subset of subset '{}': position {} (entry {}) is outside it, of size {}",
+                                    parent.name(), positions[i], i, parent.size()));
       }
       indices.push_back(from[static_cast<std::size_t>(positions[i])]);
     }
@@ -171,14 +171,15 @@ class Subset {
   template <class Merge>
   static Subset combined(const Subset& a, const Subset& b, const char* op, Merge merge) {
     if (!(a.superset() == b.superset())) {
-      throw argument_error(fmt::format("subset '{}' {} subset '{}': subsets of different sets ('{}' and '{}')",
-                                       a.name(), op, b.name(), a.superset().name(), b.superset().name()));
+      throw argument_error(
+          parloop::detail::format("subset '{}' {} subset '{}': subsets of different sets ('{}' and '{}')", a.name(), op,
+                                  b.name(), a.superset().name(), b.superset().name()));
     }
     std::vector<index_t> out;
     const std::vector<index_t>& x = a.state().indices;
     const std::vector<index_t>& y = b.state().indices;
     merge(x, y, std::back_inserter(out));
-    return Subset(a.superset(), std::move(out), fmt::format("({} {} {})", a.name(), op, b.name()));
+    return Subset(a.superset(), std::move(out), parloop::detail::format("({} {} {})", a.name(), op, b.name()));
   }
 
   std::shared_ptr<detail::subset_state> state_;

@@ -17,8 +17,6 @@
 #include <string_view>
 #include <thread>
 
-#include <fmt/format.h>
-
 #if defined(__linux__)
 #include <sched.h>
 #include <unistd.h>
@@ -28,6 +26,7 @@
 #include "parloop/core/local_ranks.hpp"
 #include "parloop/core/thread_pool.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -97,7 +96,8 @@ inline int cpus_for_rank() { return cpus_for_rank(usable_cpus(), machine_cpus(),
 inline int threads_from_environment() {
   if (const char* v = environment_value("PARLOOP_THREADS")) {
     if (const std::optional<int> n = whole_number<int>(v, 1, max_threads)) return *n;
-    throw argument_error(fmt::format("PARLOOP_THREADS is '{}': use a number of threads from 1 to {}", v, max_threads));
+    throw argument_error(
+        parloop::detail::format("PARLOOP_THREADS is '{}': use a number of threads from 1 to {}", v, max_threads));
   }
   const int by_default = cpus_for_rank();
   // OMP_NUM_THREADS may list one count per nesting level ("8,2"): the first is the outer level's,
@@ -106,9 +106,10 @@ inline int threads_from_environment() {
     const std::string_view list(v);
     if (const std::optional<int> n = whole_number<int>(list.substr(0, list.find(',')), 1, max_threads)) return *n;
     static std::atomic<bool> said{false};
-    warn_once(said, fmt::format("OMP_NUM_THREADS is '{}', not a number of threads from 1 to {}: the threads "
-                                "backend runs {} (PARLOOP_THREADS sets it)",
-                                v, max_threads, by_default));
+    warn_once(said,
+              parloop::detail::format("OMP_NUM_THREADS is '{}', not a number of threads from 1 to {}: the threads "
+                                      "backend runs {} (PARLOOP_THREADS sets it)",
+                                      v, max_threads, by_default));
   }
   return by_default;
 }

@@ -9,12 +9,11 @@
 #include <string>
 #include <type_traits>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/dsl/element.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::dsl {
 
@@ -32,7 +31,7 @@ PARLOOP_INLINE void check_index_type() {
 // every index of every element.
 [[noreturn, gnu::cold, gnu::noinline]] inline void index_out_of_range(long long i, int bound, std::size_t pos,
                                                                       const char* what) {
-  throw trace_error(fmt::format("argument {} has {} {}; index {} is out of range", pos, bound, what, i));
+  throw trace_error(parloop::detail::format("argument {} has {} {}; index {} is out of range", pos, bound, what, i));
 }
 
 // A host index: any C++ integer, or an integer kernel value, checked against its bound.

@@ -8,11 +8,10 @@
 #include <span>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::dsl {
@@ -35,7 +34,7 @@ inline void check_aliasing(const std::string& kernel, std::span<const ir::param>
       const ir::param& a = params[i];
       const ir::param& b = params[j];
       if (a.data != b.data || detail::may_share(a, b)) continue;
-      throw argument_error(fmt::format(
+      throw argument_error(parloop::detail::format(
           "par_loop '{}': arguments {} ({}) and {} ({}) are the same {} '{}', and {} modifies it: the host and a "
           "device would give different answers. Pass it once (pl::RW reads and writes it), or only through maps "
           "with every use pl::INC (or every use pl::MIN, or pl::MAX)",

@@ -21,10 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/dsl/source_conditions.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -117,7 +116,8 @@ inline bool ends_in_comment(std::string_view line, bool in_comment) {
 // A NUL byte ends a device compiler's text early: refused, with where it is.
 inline void check_no_nul(const std::string& kernel, std::string_view text, const std::string& what) {
   if (const std::size_t at = text.find('\0'); at != std::string_view::npos) {
-    throw argument_error(fmt::format("kernel_from_source '{}': {} has a NUL byte at offset {}", kernel, what, at));
+    throw argument_error(
+        parloop::detail::format("kernel_from_source '{}': {} has a NUL byte at offset {}", kernel, what, at));
   }
 }
 
@@ -168,7 +168,7 @@ class include_resolver {
       if (is_builtin_header(d->second)) {
         // OP2 kernels often say it; both device languages have the math functions and printf
         // built in, and neither compiler could find the host's header.
-        out += fmt::format("// {} line {}: {} (the device compiler's own)\n", where, number, line);
+        out += parloop::detail::format("// {} line {}: {} (the device compiler's own)\n", where, number, line);
         continue;
       }
       const std::optional<std::filesystem::path> found = find(d->second, where, number, folder, reached == truth::yes);
@@ -183,14 +183,14 @@ class include_resolver {
       const std::string name = file.string();
       if (depth >= max_depth) {
         throw argument_error(
-            fmt::format("kernel_from_source '{}': {} line {}: includes nest deeper than {} (does a "
-                        "header include itself without a guard?)",
-                        kernel_, where, number, max_depth));
+            parloop::detail::format("kernel_from_source '{}': {} line {}: includes nest deeper than {} (does a "
+                                    "header include itself without a guard?)",
+                                    kernel_, where, number, max_depth));
       }
       // Marked by comments, not #line: a compile error lists the text the compiler saw.
-      out += fmt::format("// {} line {}: {}\n", where, number, line);
+      out += parloop::detail::format("// {} line {}: {}\n", where, number, line);
       if (!once_.contains(name)) out += expand(read(file, where, number), name, file.parent_path(), depth + 1);
-      out += fmt::format("// end of {}\n", name);
+      out += parloop::detail::format("// end of {}\n", name);
     }
     return out;
   }
@@ -224,9 +224,9 @@ class include_resolver {
     if ((open != '"' && open != '<') || end == std::string_view::npos || end == 1) {
       if (!needed) return std::nullopt;
       throw argument_error(
-          fmt::format("kernel_from_source '{}': {} line {}: '#include {}' is not #include \"file\" "
-                      "or #include <file>",
-                      kernel_, where, number, rest));
+          parloop::detail::format("kernel_from_source '{}': {} line {}: '#include {}' is not #include \"file\" "
+                                  "or #include <file>",
+                                  kernel_, where, number, rest));
     }
     const std::filesystem::path wanted(rest.substr(1, end - 1));
     // An absolute name as it is; a quoted one beside the file that includes it, then in the
@@ -242,21 +242,21 @@ class include_resolver {
     }
     if (!needed) return std::nullopt;
     std::string searched;
-    for (const auto& f : path_.folders) searched += fmt::format(" '{}'", f.string());
-    throw argument_error(fmt::format("kernel_from_source '{}': {} line {} includes {}, which {}", kernel_, where,
-                                     number, rest.substr(0, end + 1),
-                                     path_.folders.empty() && !wanted.is_absolute()
-                                         ? "no folder is named to find: give them, pl::include_path{\"folder\", ...}"
-                                         : "is not found in the folders named:" + searched));
+    for (const auto& f : path_.folders) searched += parloop::detail::format(" '{}'", f.string());
+    throw argument_error(parloop::detail::format(
+        "kernel_from_source '{}': {} line {} includes {}, which {}", kernel_, where, number, rest.substr(0, end + 1),
+        path_.folders.empty() && !wanted.is_absolute()
+            ? "no folder is named to find: give them, pl::include_path{\"folder\", ...}"
+            : "is not found in the folders named:" + searched));
   }
 
   std::string read(const std::filesystem::path& file, const std::string& where, int number) const {
     std::optional<std::string> text = source_file_text(file);
     if (!text) {
-      throw argument_error(
-          fmt::format("kernel_from_source '{}': {} line {}: cannot read '{}'", kernel_, where, number, file.string()));
+      throw argument_error(parloop::detail::format("kernel_from_source '{}': {} line {}: cannot read '{}'", kernel_,
+                                                   where, number, file.string()));
     }
-    check_no_nul(kernel_, *text, fmt::format("'{}'", file.string()));
+    check_no_nul(kernel_, *text, parloop::detail::format("'{}'", file.string()));
     return std::move(*text);
   }
 
@@ -276,7 +276,7 @@ inline std::string resolve_includes(const std::string& kernel, const std::string
 // The text of `file` with its #include lines resolved: beside it, then in `path`.
 inline std::string resolve_file_includes(const std::string& kernel, const std::filesystem::path& file,
                                          const std::string& text, const include_path& path) {
-  check_no_nul(kernel, text, fmt::format("'{}'", file.string()));
+  check_no_nul(kernel, text, parloop::detail::format("'{}'", file.string()));
   include_resolver r(kernel, path);
   return r.expand(text, file.string(), file.parent_path(), 0);
 }

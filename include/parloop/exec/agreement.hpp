@@ -9,8 +9,6 @@
 #include <span>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/exec/log.hpp"
@@ -20,6 +18,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_build.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -94,7 +93,8 @@ inline std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, 
   link.broadcast(bytes, holder);
   if (have != nullptr) return mine;
   if (bytes.empty()) {
-    throw error(fmt::format("kernel '{}': rank {} could not compile or send it (its error says why)", name, holder));
+    throw error(parloop::detail::format("kernel '{}': rank {} could not compile or send it (its error says why)", name,
+                                        holder));
   }
   const cache::decoded_entry got =
       cache::decode_entry(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()), &material);

@@ -21,8 +21,6 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/exec/log.hpp"

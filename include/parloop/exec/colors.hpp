@@ -14,8 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/arg.hpp"
 #include "parloop/core/block_plan.hpp"
 #include "parloop/core/coloring.hpp"
@@ -23,6 +21,7 @@
 #include "parloop/core/range.hpp"
 #include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -93,9 +92,9 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   for (const arg_view& a : args) add_combined(a, c);
   if (kind == kept_kind::plan && c.widest > 64) {
     throw argument_error(
-        fmt::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
-                    "this loop combines through one of arity {}: use conflicts::colors or atomics",
-                    kernel, c.widest));
+        parloop::detail::format("par_loop '{}': conflicts::blocks stages through maps of arity at most 64, and "
+                                "this loop combines through one of arity {}: use conflicts::colors or atomics",
+                                kernel, c.widest));
   }
   const std::span<const combined_targets> through(c.through.data(), c.count);
   const std::span<const staged_group> groups(c.groups.data(), kind == kept_kind::plan ? c.n_groups : 0);

@@ -4,13 +4,12 @@
 // backend, and moves nothing to the host.
 #pragma once
 
-#include <fmt/format.h>
-
 #include "parloop/core/dat.hpp"
 #include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/par_loop.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -27,9 +26,9 @@ template <class T, int Dim>
 void check_copy(const Dat<T, Dim>& from, const Dat<T, Dim>& to) {
   if (!(from.set() == to.set())) {
     throw argument_error(
-        fmt::format("pl::copy: dat '{}' is on set '{}' and dat '{}' on set '{}': a copy is between "
-                    "dats of one set",
-                    from.name(), from.set().name(), to.name(), to.set().name()));
+        parloop::detail::format("pl::copy: dat '{}' is on set '{}' and dat '{}' on set '{}': a copy is between "
+                                "dats of one set",
+                                from.name(), from.set().name(), to.name(), to.set().name()));
   }
 }
 }  // namespace detail
@@ -48,8 +47,9 @@ template <class T, int Dim>
 void copy(const Dat<T, Dim>& from, Dat<T, Dim>& to, const Subset& at) {
   detail::check_copy(from, to);
   if (!(at.superset() == from.set())) {
-    throw argument_error(fmt::format("pl::copy: subset '{}' is of set '{}', and dats '{}' and '{}' are on set '{}'",
-                                     at.name(), at.superset().name(), from.name(), to.name(), from.set().name()));
+    throw argument_error(
+        parloop::detail::format("pl::copy: subset '{}' is of set '{}', and dats '{}' and '{}' are on set '{}'",
+                                at.name(), at.superset().name(), from.name(), to.name(), from.set().name()));
   }
   if (&from.state() == &to.state()) return;
   par_loop(detail::copy_kernel<T, Dim>(), at, from(READ), to(WRITE));

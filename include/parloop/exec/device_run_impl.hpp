@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/exec/log.hpp"
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
@@ -19,6 +17,7 @@
 #include "parloop/exec/device_run.hpp"
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/launch_choice.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -54,8 +53,8 @@ PARLOOP_FUNC loop_launch autotuned_over(rank_link& link, index_t global_size, de
     const std::optional<loop_launch> chosen =
         bytes.empty() ? std::nullopt : choice_from_bytes(std::vector<unsigned char>(bytes.begin(), bytes.end()));
     if (!chosen) {
-      throw error(
-          fmt::format("autotuning '{}': rank 0 could not choose a launch (its error says why)", entry.ir->name));
+      throw error(parloop::detail::format("autotuning '{}': rank 0 could not choose a launch (its error says why)",
+                                          entry.ir->name));
     }
     if (log_info() && link.rank() != 0) {
       log_line("autotuning '{}': {} {}, as rank 0 chose", entry.ir->name, to_string(chosen->launch),

@@ -20,8 +20,6 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/distribution.hpp"
@@ -33,6 +31,7 @@
 #include "parloop/exec/halo.hpp"
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/exec/run_range.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -139,16 +138,16 @@ inline void check_same_calls(std::string_view loop, const Set& set, const set_di
     for (std::size_t i = 0; i < n; ++i) alike[i] = values[i] == -values[n + i];
     return alike;
   };
-  const std::string who = fmt::format("{}\n{}", loop, set.name());
+  const std::string who = parloop::detail::format("{}\n{}", loop, set.name());
   // Non-negative, so that it negates.
   const auto identity = static_cast<std::int64_t>(std::hash<std::string>{}(who) >> 2);
   const std::vector<bool> same_loop = spread({identity, static_cast<std::int64_t>(args.size())});
   if (!same_loop[0] || !same_loop[1]) {
     throw argument_error(
-        fmt::format("par_loop '{}' over '{}' (rank {} of {}): the ranks are not all running this loop "
-                    "here (PARLOOP_MPI_CHECK): every rank must make the same parloop calls in the "
-                    "same order",
-                    loop, set.name(), link.rank(), link.ranks()));
+        parloop::detail::format("par_loop '{}' over '{}' (rank {} of {}): the ranks are not all running this loop "
+                                "here (PARLOOP_MPI_CHECK): every rank must make the same parloop calls in the "
+                                "same order",
+                                loop, set.name(), link.rank(), link.ranks()));
   }
   std::vector<std::int64_t> stale;
   for (const arg_view& a : args) stale.push_back(needs_halo(a, runs_exec_halo) ? 1 : 0);
@@ -159,15 +158,15 @@ inline void check_same_calls(std::string_view loop, const Set& set, const set_di
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (alike[i] || std::find(named.begin(), named.end(), args[i].owner) != named.end()) continue;
     named.push_back(args[i].owner);
-    stale_somewhere += fmt::format("{}'{}'", stale_somewhere.empty() ? "" : ", ", args[i].owner->name);
+    stale_somewhere += parloop::detail::format("{}'{}'", stale_somewhere.empty() ? "" : ", ", args[i].owner->name);
   }
   if (!stale_somewhere.empty()) {
     throw argument_error(
-        fmt::format("par_loop '{}' over '{}': the halo of {} is stale on some ranks only "
-                    "(PARLOOP_MPI_CHECK): a dat's values were changed on some ranks and not on "
-                    "others; every rank must make the same parloop calls, host views of "
-                    "distributed dats included",
-                    loop, set.name(), stale_somewhere));
+        parloop::detail::format("par_loop '{}' over '{}': the halo of {} is stale on some ranks only "
+                                "(PARLOOP_MPI_CHECK): a dat's values were changed on some ranks and not on "
+                                "others; every rank must make the same parloop calls, host views of "
+                                "distributed dats included",
+                                loop, set.name(), stale_somewhere));
   }
 }
 
@@ -178,10 +177,10 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
   // Refused alike on every rank, whatever each holds: no rank goes on to wait for the others.
   if (call.how.ranged) {
     throw argument_error(
-        fmt::format("par_loop '{}': set '{}' is distributed over ranks, and a loop over it runs "
-                    "every element each rank owns (set.owned() here, in local numbers); it takes no "
-                    "range ([{}, {}) given)",
-                    name, set.name(), call.r.start, call.r.end));
+        parloop::detail::format("par_loop '{}': set '{}' is distributed over ranks, and a loop over it runs "
+                                "every element each rank owns (set.owned() here, in local numbers); it takes no "
+                                "range ([{}, {}) given)",
+                                name, set.name(), call.r.start, call.r.end));
   }
   const auto any = [&](bool (*is)(const arg_view&)) { return std::any_of(args.begin(), args.end(), is); };
   const bool runs_exec_halo = any(writes_through_map);
@@ -207,9 +206,9 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
     // Run one at a time, elements meeting at a target would still run on two ranks at once.
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (!writes_one_at_a_time(args[i])) continue;
-      check_distinct_targets(fmt::format("par_loop '{}' over '{}', argument {} (over MPI ranks)", name, set.name(), i),
-                             over != nullptr ? loop_rows{0, end, over->elements, over->id} : loop_rows{0, end},
-                             args[i]);
+      check_distinct_targets(
+          parloop::detail::format("par_loop '{}' over '{}', argument {} (over MPI ranks)", name, set.name(), i),
+          over != nullptr ? loop_rows{0, end, over->elements, over->id} : loop_rows{0, end}, args[i]);
     }
   } catch (const argument_error& e) {
     if (!one_at_a_time) throw;
@@ -217,9 +216,10 @@ inline void run_distributed(const loop_call& call, const set_distribution& d) {
     refusal = e.message();
   }
   if (one_at_a_time && !d.link->all(checked)) {
-    throw argument_error(!checked ? refusal
-                                  : fmt::format("par_loop '{}' over '{}': refused on another rank (its error says why)",
-                                                name, set.name()));
+    throw argument_error(
+        !checked ? refusal
+                 : parloop::detail::format("par_loop '{}' over '{}': refused on another rank (its error says why)",
+                                           name, set.name()));
   }
   signature_entry& entry = entry_of(call.kernels, name, args, call.callbacks.make_ir, &set);
   check_trace(call, entry);

@@ -11,12 +11,12 @@
 
 #include <unistd.h>
 
-#include <fmt/format.h>
 #include <xxhash.h>
 
 #include "parloop/codegen/generate.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -28,20 +28,20 @@ inline std::string write_whole(const std::filesystem::path& dir, const std::stri
   const std::filesystem::path target = dir / file;
   static std::atomic<unsigned> counter{0};
   const std::filesystem::path temporary =
-      dir / fmt::format("{}.tmp.{}.{}", file, static_cast<long>(::getpid()), counter.fetch_add(1));
+      dir / parloop::detail::format("{}.tmp.{}.{}", file, static_cast<long>(::getpid()), counter.fetch_add(1));
   {
     std::ofstream out(temporary, std::ios::binary);
     out << text;
     out.close();
     if (!out) {
       std::filesystem::remove(temporary, ec);
-      throw error(fmt::format("PARLOOP_DUMP_SOURCE: cannot write '{}'", target.string()));
+      throw error(parloop::detail::format("PARLOOP_DUMP_SOURCE: cannot write '{}'", target.string()));
     }
   }
   std::filesystem::rename(temporary, target, ec);
   if (ec) {
     std::filesystem::remove(temporary, ec);
-    throw error(fmt::format("PARLOOP_DUMP_SOURCE: cannot write '{}'", target.string()));
+    throw error(parloop::detail::format("PARLOOP_DUMP_SOURCE: cannot write '{}'", target.string()));
   }
   return target.string();
 }
@@ -50,13 +50,13 @@ inline std::string write_whole(const std::filesystem::path& dir, const std::stri
 // work: a folder that cannot be written is said once, and the loops run.
 inline void dump_source(codegen::generated_source& source, const std::filesystem::path& dir) {
   const std::string file =
-      fmt::format("{}-{:016x}.{}", source.kernel, XXH3_64bits(source.text.data(), source.text.size()),
-                  codegen::dialect_of(source.dialect).extension());
+      parloop::detail::format("{}-{:016x}.{}", source.kernel, XXH3_64bits(source.text.data(), source.text.size()),
+                              codegen::dialect_of(source.dialect).extension());
   try {
     source.path = write_whole(dir, file, source.text);
   } catch (const error& e) {
     static std::atomic<bool> said{false};
-    warn_once(said, fmt::format("{}; generated sources are not dumped", e.what()));
+    warn_once(said, parloop::detail::format("{}; generated sources are not dumped", e.what()));
   }
 }
 

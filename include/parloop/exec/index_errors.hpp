@@ -14,11 +14,10 @@
 #include <string_view>
 #include <unordered_map>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/layout.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::exec {
 
@@ -66,10 +65,10 @@ class index_errors {
       if (const auto it = names_.find(f[codegen::error_kernel]); it != names_.end()) kernel = it->second;
     }
     throw trace_error(
-        fmt::format("kernel '{}': argument {} has {} {}; index {} is out of range (a computed index, "
-                    "found on the device; PARLOOP_CHECK_INDICES=0 turns the check off)",
-                    kernel, codegen::site_param(site), f[codegen::error_bound],
-                    codegen::site_is_slot(site) ? "map slots" : "components", index));
+        parloop::detail::format("kernel '{}': argument {} has {} {}; index {} is out of range (a computed index, "
+                                "found on the device; PARLOOP_CHECK_INDICES=0 turns the check off)",
+                                kernel, codegen::site_param(site), f[codegen::error_bound],
+                                codegen::site_is_slot(site) ? "map slots" : "components", index));
   }
 
  private:

@@ -11,12 +11,11 @@
 #include <string_view>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/builder.hpp"
 #include "parloop/ir/kernel.hpp"
 
@@ -36,8 +35,8 @@ inline void check_kernel_name(const std::string& name) {
                          "' is not a C identifier: use letters, digits and _, not starting with a digit");
   }
   if (name.size() > max_kernel_name) {
-    throw argument_error(fmt::format("kernel name '{}...' has {} characters: at most {} are allowed",
-                                     name.substr(0, 32), name.size(), max_kernel_name));
+    throw argument_error(parloop::detail::format("kernel name '{}...' has {} characters: at most {} are allowed",
+                                                 name.substr(0, 32), name.size(), max_kernel_name));
   }
 }
 

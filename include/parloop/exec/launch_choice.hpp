@@ -13,8 +13,6 @@
 #include <variant>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/grid.hpp"
@@ -25,6 +23,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_entry.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::detail {
@@ -114,7 +113,7 @@ inline int size_class(index_t elements) {
 inline std::string size_class_lengths(int c) {
   const std::uint64_t least = c == 0 ? 0 : std::uint64_t{1} << (2 * c - 1),
                       most = (std::uint64_t{1} << (2 * c + 1)) - 1;
-  return fmt::format("{} to {} elements", least, most);
+  return parloop::detail::format("{} to {} elements", least, most);
 }
 
 // What the choice depends on besides the device: the kernel as the device runs it (its source for
@@ -124,9 +123,10 @@ inline cache::key_material choice_material(const device_backend& device, const i
                                            const std::vector<loop_launch>& candidates, int size_class) {
   codegen::options o = device.codegen_options();
   o.writes = candidates.front().writes;
-  std::string text = fmt::format("parloop autotuning for ranges of size class {} ({}) among:", size_class,
-                                 size_class_lengths(size_class));
-  for (const loop_launch& c : candidates) text += fmt::format(" {} {};", to_string(c.launch), to_string(c.writes));
+  std::string text = parloop::detail::format("parloop autotuning for ranges of size class {} ({}) among:", size_class,
+                                             size_class_lengths(size_class));
+  for (const loop_launch& c : candidates)
+    text += parloop::detail::format(" {} {};", to_string(c.launch), to_string(c.writes));
   text += "\n" + codegen::make_source(k, device.dialect(), candidates.front().launch, o).code.text;
   // No launch goes with it: a grid of one group (a functor has at least one operation).
   return {.signature = device.signature(),

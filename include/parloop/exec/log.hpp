@@ -8,9 +8,8 @@
 #include <string_view>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "parloop/core/settings.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -19,8 +18,8 @@ namespace parloop::detail {
 inline bool log_info() { return process_settings().log.load(std::memory_order_relaxed); }
 
 template <class... Args>
-void log_line(fmt::format_string<Args...> format, Args&&... args) {
-  const std::string line = "parloop: " + fmt::format(format, std::forward<Args>(args)...) + "\n";
+void log_line(format_string<Args...> format, const Args&... args) {
+  const std::string line = "parloop: " + parloop::detail::format<Args...>(format, args...) + "\n";
   std::fputs(line.c_str(), stderr);
 }
 

@@ -7,8 +7,6 @@
 #include <span>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/strategy.hpp"
@@ -19,6 +17,7 @@
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/exec/run_range.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -35,9 +34,9 @@ PARLOOP_FUNC signature_entry& entry_of(kernel_cache& kernels, const std::string&
         std::any_of(k.exprs.begin(), k.exprs.end(), [](const ir::expr& e) { return e.kind == ir::expr_kind::layer; });
     if (uses_layer && over.layers == 0) {
       throw trace_error(
-          fmt::format("kernel '{}': pl::layer() is the layer of the cell being run in a loop over an "
-                      "extruded set, and this loop is over set '{}', which is not extruded",
-                      name, set != nullptr ? set->name() : std::string("?")));
+          parloop::detail::format("kernel '{}': pl::layer() is the layer of the cell being run in a loop over an "
+                                  "extruded set, and this loop is over set '{}', which is not extruded",
+                                  name, set != nullptr ? set->name() : std::string("?")));
     }
     k.extrusion = over;
     return k;

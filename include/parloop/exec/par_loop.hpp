@@ -9,8 +9,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "parloop/core/arg.hpp"
 #include "parloop/core/autotune.hpp"
 #include "parloop/core/conflicts.hpp"
@@ -27,6 +25,7 @@
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/exec/loop_options.hpp"
 #include "parloop/exec/source_kernel.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop {
 
@@ -81,7 +80,7 @@ void run_checked(const Kernel<F>& k, const iteration& over, const loop_choice& h
       else
         run_on_host(k.function(), part, elements, partials, args...);
     } catch (const trace_error& e) {
-      throw trace_error(fmt::format("kernel '{}': {}", k.name(), e.message()));
+      throw trace_error(parloop::detail::format("kernel '{}': {}", k.name(), e.message()));
     }
   };
   const auto start = [&](std::byte* partials) { start_partials(partials, args...); };
@@ -127,16 +126,16 @@ template <class K, class... Rest>
 void run_loop(const K& k, const iteration& over, loop_choice how, range, const range& r, const Rest&... rest) {
   if (over.extrusion.layers > 0) {
     throw argument_error(
-        fmt::format("par_loop over extruded set '{}': a loop over it runs all its columns, and takes "
-                    "no range ([{}, {}) given)",
-                    over.set.name(), r.start, r.end));
+        parloop::detail::format("par_loop over extruded set '{}': a loop over it runs all its columns, and takes "
+                                "no range ([{}, {}) given)",
+                                over.set.name(), r.start, r.end));
   }
   // A range of the user's numbers is no range of the loops' order.
   if (over.set.renumbered()) {
     throw argument_error(
-        fmt::format("par_loop over set '{}': pl::renumber has put its elements in another order, "
-                    "and a loop over it runs them all; it takes no range ([{}, {}) given)",
-                    over.set.name(), r.start, r.end));
+        parloop::detail::format("par_loop over set '{}': pl::renumber has put its elements in another order, "
+                                "and a loop over it runs them all; it takes no range ([{}, {}) given)",
+                                over.set.name(), r.start, r.end));
   }
   how.ranged = true;
   run_loop(k, over, how, r, rest...);
@@ -200,9 +199,9 @@ void par_loop(const K& k, const Subset& subset, const Rest&... rest) {
   detail::subset_state& s = subset.state();
   if (s.superset.extruded()) {
     throw argument_error(
-        fmt::format("par_loop over subset '{}': its set '{}' is extruded, and loops over subsets of "
-                    "extruded sets are not supported: loop over the set or a region of it",
-                    s.name, s.superset.name()));
+        parloop::detail::format("par_loop over subset '{}': its set '{}' is extruded, and loops over subsets of "
+                                "extruded sets are not supported: loop over the set or a region of it",
+                                s.name, s.superset.name()));
   }
   const std::span<const index_t> elements = s.loop_elements();
   const detail::loop_choice how = detail::default_choice<Rest...>(s.superset.runtime());

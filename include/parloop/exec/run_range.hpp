@@ -10,8 +10,6 @@
 #include <cstdint>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/exec/stats.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/range.hpp"
@@ -24,6 +22,7 @@
 #include "parloop/exec/threads_launch.hpp"
 #include "parloop/exec/threads_tuning.hpp"
 #include "parloop/exec/traffic.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -45,12 +44,12 @@ inline void check_trace(const loop_call& call, signature_entry& entry) {
   if (again == *entry.ir) return;
   const std::string since =
       when == trace_checks::sampled && n >= trace_checks_first
-          ? fmt::format(
+          ? parloop::detail::format(
                 " Checked at call {} of these arguments, {} calls after the last check: devices may have run the "
                 "old value in between (PARLOOP_CHECK_TRACES=1 checks every call).",
                 n + 1, trace_checks_every)
           : "";
-  throw argument_error(fmt::format(
+  throw argument_error(parloop::detail::format(
       "par_loop '{}': the kernel traces differently than at its first loop with these arguments: a value it "
       "captured by reference (or a global variable it reads) changed, and devices run the first trace. Capture "
       "the value by copy in a new pl::kernel, or pass it as a pl::Global argument (PARLOOP_CHECK_TRACES).{}",

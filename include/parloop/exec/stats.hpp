@@ -16,9 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/settings.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::detail {
 
@@ -79,18 +78,18 @@ inline std::string stats_text(const std::vector<std::shared_ptr<const kernel_sta
     r->load_ns += k->load_ns;
     r->bytes += k->bytes;
   }
-  std::string out = fmt::format("parloop stats: compiled={} disk_hits={} memory_hits={} launches={}\n", compiled,
-                                disk_hits, memory_hits, launches);
+  std::string out = parloop::detail::format("parloop stats: compiled={} disk_hits={} memory_hits={} launches={}\n",
+                                            compiled, disk_hits, memory_hits, launches);
   std::size_t width = std::string_view("kernel").size();
   for (const row& r : rows) width = std::max(width, r.name.size());
-  out += fmt::format("  {:<{}} {:>10} {:>12} {:>12} {:>12} {:>10}\n", "kernel", width, "calls", "time (s)",
-                     "compile (s)", "load (s)", "GB/s");
+  out += parloop::detail::format("  {:<{}} {:>10} {:>12} {:>12} {:>12} {:>10}\n", "kernel", width, "calls", "time (s)",
+                                 "compile (s)", "load (s)", "GB/s");
   for (const row& r : rows) {
     // Bytes per nanosecond are GB/s.
     const double gb_per_s = r.run_ns > 0 ? static_cast<double>(r.bytes) / static_cast<double>(r.run_ns) : 0.0;
-    out += fmt::format("  {:<{}} {:>10} {:>12.6f} {:>12.6f} {:>12.6f} {:>10.2f}\n", r.name, width, r.calls,
-                       static_cast<double>(r.run_ns) * 1e-9, static_cast<double>(r.compile_ns) * 1e-9,
-                       static_cast<double>(r.load_ns) * 1e-9, gb_per_s);
+    out += parloop::detail::format("  {:<{}} {:>10} {:>12.6f} {:>12.6f} {:>12.6f} {:>10.2f}\n", r.name, width, r.calls,
+                                   static_cast<double>(r.run_ns) * 1e-9, static_cast<double>(r.compile_ns) * 1e-9,
+                                   static_cast<double>(r.load_ns) * 1e-9, gb_per_s);
   }
   return out;
 }

@@ -25,8 +25,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
@@ -45,6 +43,7 @@
 #include "parloop/exec/launch_choice.hpp"
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/exec/threads_launch.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/print.hpp"
 
@@ -133,16 +132,17 @@ inline cache::device_signature threads_signature(const runtime_state& state) {
           .device = cpu_model_name(),
           .driver = "",
           .compiler = compiler,
-          .architecture = fmt::format("{} threads", state.threads->size()),
+          .architecture = parloop::detail::format("{} threads", state.threads->size()),
           .options = ""};
 }
 
 // The disk cache entry's key material for the choice of `k` for ranges of size class c: the
 // candidates and the kernel's trace, as devices key theirs on its source.
 inline cache::key_material threads_choice_material(const runtime_state& state, const ir::kernel& k, int size_class) {
-  std::string text = fmt::format("parloop threads autotuning for ranges of size class {} ({}) among blocks of",
-                                 size_class, size_class_lengths(size_class));
-  for (const int block : thread_block_candidates) text += fmt::format(" {}", block);
+  std::string text =
+      parloop::detail::format("parloop threads autotuning for ranges of size class {} ({}) among blocks of", size_class,
+                              size_class_lengths(size_class));
+  for (const int block : thread_block_candidates) text += parloop::detail::format(" {}", block);
   text += "\n" + ir::to_string(k);
   return {.signature = threads_signature(state),
           .source = std::move(text),

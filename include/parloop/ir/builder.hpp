@@ -16,9 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::ir {
@@ -148,9 +147,9 @@ class builder {
     // that no keyword, macro or built-in of a device language can meet them.
     if (!requested.empty() && !detail::is_identifier(base)) {
       throw trace_error(
-          fmt::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
-                      "and _, not starting with a digit)",
-                      k_.name, base));
+          parloop::detail::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
+                                  "and _, not starting with a digit)",
+                                  k_.name, base));
     }
     // The next suffix to try is kept per base name, so that naming n locals alike costs O(n),
     // not a scan of every local for every candidate.
@@ -173,12 +172,12 @@ class builder {
   void check_component(id p, id slot, id comp) const {
     const param& prm = k_.params.at(p);
     if (const auto c = constant(comp); c && (*c < 0 || *c >= prm.dim)) {
-      throw trace_error(
-          fmt::format("kernel '{}': argument {} has dim {}, component {} is out of range", k_.name, p, prm.dim, *c));
+      throw trace_error(parloop::detail::format("kernel '{}': argument {} has dim {}, component {} is out of range",
+                                                k_.name, p, prm.dim, *c));
     }
     if (const auto s = constant(slot); s && (*s < 0 || *s >= prm.arity)) {
-      throw trace_error(fmt::format("kernel '{}': argument {} is through a map of arity {}, slot {} is out of range",
-                                    k_.name, p, prm.arity, *s));
+      throw trace_error(parloop::detail::format(
+          "kernel '{}': argument {} is through a map of arity {}, slot {} is out of range", k_.name, p, prm.arity, *s));
     }
   }
 
@@ -196,9 +195,9 @@ class builder {
       if (w.param == x.a && covers(w.slot, slot) && covers(w.comp, comp)) return;
     }
     throw trace_error(
-        fmt::format("kernel '{}': argument {} is declared pl::WRITE and is read (component {}) before "
-                    "the kernel writes it; declare it pl::RW to read its old value",
-                    k_.name, x.a, comp ? std::to_string(*comp) : std::string("computed")));
+        parloop::detail::format("kernel '{}': argument {} is declared pl::WRITE and is read (component {}) before "
+                                "the kernel writes it; declare it pl::RW to read its old value",
+                                k_.name, x.a, comp ? std::to_string(*comp) : std::string("computed")));
   }
   void mark_written(id target) {
     const expr& x = k_.exprs[target];

@@ -28,8 +28,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/core/any_array.hpp"
 #include "parloop/core/dat.hpp"
@@ -39,6 +37,7 @@
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/gather.hpp"
 #include "parloop/mpi/graph.hpp"
 #include "parloop/mpi/halo_plan.hpp"
@@ -132,7 +131,7 @@ class global_mesh {
     check_set(on, name);
     std::shared_ptr<const void> kept;
     const std::span<const std::byte> view = keep(std::move(values), kept);
-    with_data_scalar(type, fmt::format("global mesh: dat '{}'", name), [](auto) {});
+    with_data_scalar(type, parloop::detail::format("global mesh: dat '{}'", name), [](auto) {});
     dats_.push_back({on.index, type, dim, view, std::move(name), &make_any, std::move(kept)});
     return static_cast<int>(dats_.size()) - 1;
   }
@@ -175,15 +174,18 @@ class global_mesh {
   }
   void check_set(set_id s, const std::string& what) const {
     if (s.index < 0 || static_cast<std::size_t>(s.index) >= sets_.size()) {
-      throw argument_error(fmt::format("global mesh: '{}' names set {} of {} declared", what, s.index, sets_.size()));
+      throw argument_error(
+          parloop::detail::format("global mesh: '{}' names set {} of {} declared", what, s.index, sets_.size()));
     }
   }
   // What must be alike on every rank: names, maps' ends and arities, dats' sets, types and dims.
   std::string declarations() const {
     std::string out = from_ == values_from::root ? "from the root;" : "from each rank;";
-    for (const set_decl& s : sets_) out += fmt::format("set {};", s.name);
-    for (const map_decl& m : maps_) out += fmt::format("map {} {}->{} x{};", m.name, m.map.from, m.map.to, m.map.arity);
-    for (const dat_decl& d : dats_) out += fmt::format("dat {} on {} {}x{};", d.name, d.set, type_name(d.type), d.dim);
+    for (const set_decl& s : sets_) out += parloop::detail::format("set {};", s.name);
+    for (const map_decl& m : maps_)
+      out += parloop::detail::format("map {} {}->{} x{};", m.name, m.map.from, m.map.to, m.map.arity);
+    for (const dat_decl& d : dats_)
+      out += parloop::detail::format("dat {} on {} {}x{};", d.name, d.set, type_name(d.type), d.dim);
     return out;
   }
 
@@ -261,7 +263,8 @@ class distributed_mesh {
       : link_(std::make_shared<mpi_link>(user_comm)) {
     const MPI_Comm comm = link_->comm();
     const int rank = link_->rank(), ranks = link_->ranks();
-    if (root < 0 || root >= ranks) throw argument_error(fmt::format("distribute: root {} of {} ranks", root, ranks));
+    if (root < 0 || root >= ranks)
+      throw argument_error(parloop::detail::format("distribute: root {} of {} ranks", root, ranks));
     agree_on_backends(rt);
     agree_on_declarations(given, root);
     // A mesh given rank by rank is put together on the root, which plans it as one it had read.
@@ -287,8 +290,9 @@ class distributed_mesh {
       }
     }
     if (!link_->all(problem.empty())) {
-      throw argument_error(rank == root ? "distribute: " + problem
-                                        : fmt::format("distribute: rank {} could not partition the mesh", root));
+      throw argument_error(rank == root
+                               ? "distribute: " + problem
+                               : parloop::detail::format("distribute: rank {} could not partition the mesh", root));
     }
     check(MPI_Bcast(sizes.data(), static_cast<int>(sizes.size()), MPI_INT32_T, root, comm), "MPI_Bcast");
     check(MPI_Bcast(ordering.data(), 2, MPI_INT, root, comm), "MPI_Bcast");
@@ -300,8 +304,8 @@ class distributed_mesh {
     std::string own_problem;
     try {
       if (mine.sets.size() != mesh.sets_.size() || mine.maps.size() != mesh.maps_.size()) {
-        throw error(fmt::format("a plan of {} sets and {} maps for a mesh of {} and {}", mine.sets.size(),
-                                mine.maps.size(), mesh.sets_.size(), mesh.maps_.size()));
+        throw error(parloop::detail::format("a plan of {} sets and {} maps for a mesh of {} and {}", mine.sets.size(),
+                                            mine.maps.size(), mesh.sets_.size(), mesh.maps_.size()));
       }
       if (ordering[1] != 0) {
         std::vector<global_map> shapes;
@@ -323,7 +327,7 @@ class distributed_mesh {
     }
     if (!link_->all(own_problem.empty())) {
       throw error(own_problem.empty() ? "distribute: another rank could not take its share of the mesh"
-                                      : fmt::format("distribute: rank {}: {}", rank, own_problem));
+                                      : parloop::detail::format("distribute: rank {}: {}", rank, own_problem));
     }
     for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
       const auto& d = mesh.dats_[i];
@@ -369,10 +373,11 @@ class distributed_mesh {
       std::int32_t first = problem.empty() ? link.ranks() : link.rank();
       link.all_reduce(&first, 1, scalar_type::int32, access::min);
       if (first == link.ranks()) return;
-      throw argument_error(problem.empty() ? fmt::format("distribute: rank {}'s share of the mesh does not fit (its "
+      throw argument_error(problem.empty()
+                               ? parloop::detail::format("distribute: rank {}'s share of the mesh does not fit (its "
                                                          "error says why)",
                                                          first)
-                                           : fmt::format("distribute: rank {}: {}", link.rank(), problem));
+                               : parloop::detail::format("distribute: rank {}: {}", link.rank(), problem));
     };
     const auto block = [&](int set) {
       return static_cast<std::size_t>(std::max<index_t>(shares.sets_[static_cast<std::size_t>(set)].size, 0));
@@ -381,34 +386,35 @@ class distributed_mesh {
       if (wrong && problem.empty()) problem = say();
     };
     for (const global_mesh::set_decl& s : shares.sets_) {
-      found(s.size < 0, [&] { return fmt::format("its block of set '{}' has a negative size, {}", s.name, s.size); });
+      found(s.size < 0,
+            [&] { return parloop::detail::format("its block of set '{}' has a negative size, {}", s.name, s.size); });
     }
     for (const global_mesh::map_decl& m : shares.maps_) {
       found(m.map.arity < 1 || m.map.values.size() != block(m.map.from) * static_cast<std::size_t>(m.map.arity), [&] {
-        return fmt::format("map '{}' has {} values for its block of {} elements of arity {}", m.name,
-                           m.map.values.size(), block(m.map.from), m.map.arity);
+        return parloop::detail::format("map '{}' has {} values for its block of {} elements of arity {}", m.name,
+                                       m.map.values.size(), block(m.map.from), m.map.arity);
       });
     }
     for (const global_mesh::dat_decl& d : shares.dats_) {
       found(d.values.size() != block(d.set) * scalar_bytes(d.type) * static_cast<std::size_t>(d.dim), [&] {
-        return fmt::format("dat '{}' has {} bytes of values for its block of {} elements of {} {}", d.name,
-                           d.values.size(), block(d.set), d.dim, type_name(d.type));
+        return parloop::detail::format("dat '{}' has {} bytes of values for its block of {} elements of {} {}", d.name,
+                                       d.values.size(), block(d.set), d.dim, type_name(d.type));
       });
     }
     const bool owners_given = how.kind_ == partitioning::kind::given && how.set_ >= 0 &&
                               static_cast<std::size_t>(how.set_) < shares.sets_.size();
     found(owners_given && how.owners_.size() != block(how.set_), [&] {
-      return fmt::format("{} owners given for its block of {} elements of set '{}'", how.owners_.size(),
-                         block(how.set_), shares.sets_[static_cast<std::size_t>(how.set_)].name);
+      return parloop::detail::format("{} owners given for its block of {} elements of set '{}'", how.owners_.size(),
+                                     block(how.set_), shares.sets_[static_cast<std::size_t>(how.set_)].name);
     });
     agree_all_fit();
     // Owners given for their blocks travel from every rank, or from none.
     const bool all_give_owners = link.all(owners_given), none_give_owners = link.all(!owners_given);
     if (!all_give_owners && !none_give_owners) {
       throw argument_error(
-          fmt::format("distribute: rank {} {} owners for its block and other ranks do not: with "
-                      "values_from::each_rank every rank partitions alike",
-                      link.rank(), owners_given ? "gives" : "gives no"));
+          parloop::detail::format("distribute: rank {} {} owners for its block and other ranks do not: with "
+                                  "values_from::each_rank every rank partitions alike",
+                                  link.rank(), owners_given ? "gives" : "gives no"));
     }
     std::vector<std::int64_t> sizes;
     for (const global_mesh::set_decl& s : shares.sets_) sizes.push_back(s.size);
@@ -416,9 +422,9 @@ class distributed_mesh {
     for (std::size_t s = 0; s < sizes.size(); ++s) {
       if (sizes[s] > std::numeric_limits<index_t>::max()) {
         throw argument_error(
-            fmt::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
-                        "parloop's 32-bit indices reach",
-                        shares.sets_[s].name, sizes[s]));
+            parloop::detail::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
+                                    "parloop's 32-bit indices reach",
+                                    shares.sets_[s].name, sizes[s]));
       }
       whole.mesh.sets_.push_back({static_cast<index_t>(sizes[s]), shares.sets_[s].name});
     }
@@ -427,10 +433,10 @@ class distributed_mesh {
       const std::int64_t targets = sizes[static_cast<std::size_t>(m.map.to)];
       for (std::size_t i = 0; i < m.map.values.size() && problem.empty(); ++i) {
         found(m.map.values[i] < 0 || m.map.values[i] >= targets, [&] {
-          return fmt::format("map '{}': value {} (row {} of its block, slot {}) is outside set '{}' of {} elements",
-                             m.name, m.map.values[i], i / static_cast<std::size_t>(m.map.arity),
-                             i % static_cast<std::size_t>(m.map.arity),
-                             shares.sets_[static_cast<std::size_t>(m.map.to)].name, targets);
+          return parloop::detail::format(
+              "map '{}': value {} (row {} of its block, slot {}) is outside set '{}' of {} elements", m.name,
+              m.map.values[i], i / static_cast<std::size_t>(m.map.arity), i % static_cast<std::size_t>(m.map.arity),
+              shares.sets_[static_cast<std::size_t>(m.map.to)].name, targets);
         });
       }
     }
@@ -465,10 +471,10 @@ class distributed_mesh {
     link_->all_reduce(&on_host, 1, scalar_type::int32, access::inc);
     if (on_host != 0 && on_host != link_->ranks()) {
       throw argument_error(
-          fmt::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
-                      "on {}): the ranks run either all on the host (or threads) or all on devices "
-                      "(OpenCL and CUDA ones may mix)",
-                      on_host, link_->ranks(), link_->rank(), backend_name(rt.kind())));
+          parloop::detail::format("distribute: {} of the {} ranks run on the host and the others on devices (rank {} "
+                                  "on {}): the ranks run either all on the host (or threads) or all on devices "
+                                  "(OpenCL and CUDA ones may mix)",
+                                  on_host, link_->ranks(), link_->rank(), backend_name(rt.kind())));
     }
   }
 
@@ -481,8 +487,8 @@ class distributed_mesh {
     if (length > std::numeric_limits<int>::max()) throw argument_error("distribute: the mesh declares too much");
     check(MPI_Bcast(roots.data(), static_cast<int>(length), MPI_CHAR, root, comm()), "MPI_Bcast");
     if (!link_->all(roots == mine)) {
-      throw argument_error(
-          fmt::format("distribute: the ranks declare different meshes (rank {} declares: {})", link_->rank(), mine));
+      throw argument_error(parloop::detail::format(
+          "distribute: the ranks declare different meshes (rank {} declares: {})", link_->rank(), mine));
     }
   }
 
@@ -491,18 +497,18 @@ class distributed_mesh {
     switch (how.kind_) {
       case partitioning::kind::graph:
         if (how.map_ < 0 || static_cast<std::size_t>(how.map_) >= mesh.maps_.size()) {
-          throw argument_error(fmt::format("partitioning by map {} of {}", how.map_, mesh.maps_.size()));
+          throw argument_error(parloop::detail::format("partitioning by map {} of {}", how.map_, mesh.maps_.size()));
         }
         return mesh.maps_[static_cast<std::size_t>(how.map_)].map.to;
       case partitioning::kind::coordinates:
         if (how.dat_ < 0 || static_cast<std::size_t>(how.dat_) >= mesh.dats_.size()) {
           throw argument_error(
-              fmt::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
+              parloop::detail::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
         }
         return mesh.dats_[static_cast<std::size_t>(how.dat_)].set;
       case partitioning::kind::given:
         if (how.set_ < 0 || static_cast<std::size_t>(how.set_) >= mesh.sets_.size()) {
-          throw argument_error(fmt::format("owners given for set {} of {}", how.set_, mesh.sets_.size()));
+          throw argument_error(parloop::detail::format("owners given for set {} of {}", how.set_, mesh.sets_.size()));
         }
         return how.set_;
     }
@@ -520,9 +526,9 @@ class distributed_mesh {
       const std::size_t expected = static_cast<std::size_t>(sizes[static_cast<std::size_t>(d.set)]) *
                                    scalar_bytes(d.type) * static_cast<std::size_t>(d.dim);
       if (d.values.size() != expected) {
-        throw argument_error(fmt::format("dat '{}' has {} bytes of values for {} elements of {} {}", d.name,
-                                         d.values.size(), sizes[static_cast<std::size_t>(d.set)], d.dim,
-                                         type_name(d.type)));
+        throw argument_error(parloop::detail::format("dat '{}' has {} bytes of values for {} elements of {} {}", d.name,
+                                                     d.values.size(), sizes[static_cast<std::size_t>(d.set)], d.dim,
+                                                     type_name(d.type)));
       }
     }
     for (const auto& decl : mesh.maps_) {
@@ -531,15 +537,16 @@ class distributed_mesh {
       const index_t targets = sizes[static_cast<std::size_t>(m.to)];
       if (m.arity < 1 || m.values.size() != static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.from)]) *
                                                 static_cast<std::size_t>(m.arity)) {
-        throw argument_error(fmt::format("map '{}' has {} values for {} elements of arity {}", name, m.values.size(),
-                                         sizes[static_cast<std::size_t>(m.from)], m.arity));
+        throw argument_error(parloop::detail::format("map '{}' has {} values for {} elements of arity {}", name,
+                                                     m.values.size(), sizes[static_cast<std::size_t>(m.from)],
+                                                     m.arity));
       }
       for (std::size_t i = 0; i < m.values.size(); ++i) {
         if (m.values[i] < 0 || m.values[i] >= targets) {
-          throw argument_error(
-              fmt::format("map '{}': value {} (element {}, slot {}) is outside set '{}' of {} elements", name,
-                          m.values[i], i / static_cast<std::size_t>(m.arity), i % static_cast<std::size_t>(m.arity),
-                          mesh.sets_[static_cast<std::size_t>(m.to)].name, targets));
+          throw argument_error(parloop::detail::format(
+              "map '{}': value {} (element {}, slot {}) is outside set '{}' of {} elements", name, m.values[i],
+              i / static_cast<std::size_t>(m.arity), i % static_cast<std::size_t>(m.arity),
+              mesh.sets_[static_cast<std::size_t>(m.to)].name, targets));
         }
       }
     }
@@ -616,9 +623,9 @@ class distributed_mesh {
     check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
     if (ok == 0) {
       throw argument_error(
-          fmt::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
-                      "message",
-                      name, sizes[static_cast<std::size_t>(set)], width));
+          parloop::detail::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
+                                  "message",
+                                  name, sizes[static_cast<std::size_t>(set)], width));
     }
     int mine = 0;
     check(MPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, root, comm), "MPI_Scatter");
@@ -640,7 +647,7 @@ class distributed_mesh {
 inline std::span<const index_t> global_numbers(const Set& set) {
   const parloop::detail::set_distribution* d = set.distribution();
   if (d == nullptr)
-    throw argument_error(fmt::format("global_numbers: set '{}' is not distributed over ranks", set.name()));
+    throw argument_error(parloop::detail::format("global_numbers: set '{}' is not distributed over ranks", set.name()));
   return d->global;
 }
 
@@ -649,10 +656,12 @@ inline std::span<const index_t> global_numbers(const Set& set) {
 template <class T, int Dim>
 std::vector<T> gather(const Dat<T, Dim>& dat, int root = 0) {
   const parloop::detail::set_distribution* d = dat.set().distribution();
-  if (d == nullptr) throw argument_error(fmt::format("gather: dat '{}' is not on a distributed set", dat.name()));
+  if (d == nullptr)
+    throw argument_error(parloop::detail::format("gather: dat '{}' is not on a distributed set", dat.name()));
   const auto* link = dynamic_cast<const mpi_link*>(d->link.get());
   if (link == nullptr)
-    throw argument_error(fmt::format("gather: dat '{}' is distributed over another link than MPI", dat.name()));
+    throw argument_error(
+        parloop::detail::format("gather: dat '{}' is distributed over another link than MPI", dat.name()));
   return gather_owned<T>(link->comm(), d->global, d->owned_end, dat.host(), Dim, d->global_size, root);
 }
 

@@ -13,10 +13,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/halo_plan.hpp"
 #include "parloop/mpi/session.hpp"
 
@@ -30,8 +29,8 @@ std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, inde
                             int dim, index_t global_size, int root = 0) {
   if (dim < 1 || local.size() != global.size() * static_cast<std::size_t>(dim) || owned < 0 ||
       static_cast<std::size_t>(owned) > global.size()) {
-    throw argument_error(fmt::format("gather_owned: {} values for {} elements of {}, {} owned", local.size(),
-                                     global.size(), dim, owned));
+    throw argument_error(parloop::detail::format("gather_owned: {} values for {} elements of {}, {} owned",
+                                                 local.size(), global.size(), dim, owned));
   }
   const int rank = rank_of(comm), size = size_of(comm);
   const auto width = static_cast<std::size_t>(dim) * sizeof(T);
@@ -59,9 +58,9 @@ std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, inde
   // Every rank learns whether the root can take it all: none is left waiting for the rest.
   check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
   if (ok == 0) {
-    throw error(
-        fmt::format("gather_owned: the ranks do not own the {} elements of the set exactly once ({} bytes each)",
-                    global_size, width));
+    throw error(parloop::detail::format(
+        "gather_owned: the ranks do not own the {} elements of the set exactly once ({} bytes each)", global_size,
+        width));
   }
   check(MPI_Gatherv(global.data(), owned, MPI_INT32_T, indices.data(), counts.data(), index_offsets.data(), MPI_INT32_T,
                     root, comm),
@@ -76,8 +75,8 @@ std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, inde
   for (std::size_t i = 0; i < indices.size(); ++i) {
     const index_t g = indices[i];
     if (g < 0 || g >= global_size || placed[static_cast<std::size_t>(g)] != 0) {
-      throw error(fmt::format("gather_owned: element {} of a set of {} arrived {}", g, global_size,
-                              g < 0 || g >= global_size ? "out of range" : "twice"));
+      throw error(parloop::detail::format("gather_owned: element {} of a set of {} arrived {}", g, global_size,
+                                          g < 0 || g >= global_size ? "out of range" : "twice"));
     }
     placed[static_cast<std::size_t>(g)] = 1;
     std::memcpy(&out[static_cast<std::size_t>(g) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
@@ -105,7 +104,8 @@ inline std::vector<std::byte> gather_blocks(MPI_Comm comm, std::span<const std::
   int ok = rank != root || total <= std::numeric_limits<int>::max() ? 1 : 0;
   check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
   if (ok == 0)
-    throw argument_error(fmt::format("distribute: the ranks' shares of {} are too large for one message", what));
+    throw argument_error(
+        parloop::detail::format("distribute: the ranks' shares of {} are too large for one message", what));
   std::vector<std::byte> out(static_cast<std::size_t>(total));
   check(MPI_Gatherv(mine.data(), static_cast<int>(count), MPI_BYTE, out.data(), ints.data(), offsets.data(), MPI_BYTE,
                     root, comm),

@@ -13,10 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::mpi {
 
@@ -30,17 +29,17 @@ struct graph {
 // The graph on the `targets` elements of a map's target set in which the targets of each source
 // element are joined: `values` holds the map's values, `arity` per source element.
 inline graph joined_by(std::span<const index_t> values, int arity, index_t targets) {
-  if (arity < 1) throw argument_error(fmt::format("joined_by: a map's arity is at least 1, not {}", arity));
-  if (targets < 0) throw argument_error(fmt::format("joined_by: {} target elements", targets));
+  if (arity < 1) throw argument_error(parloop::detail::format("joined_by: a map's arity is at least 1, not {}", arity));
+  if (targets < 0) throw argument_error(parloop::detail::format("joined_by: {} target elements", targets));
   if (values.size() % static_cast<std::size_t>(arity) != 0) {
-    throw argument_error(
-        fmt::format("joined_by: {} map values are not a whole number of elements of arity {}", values.size(), arity));
+    throw argument_error(parloop::detail::format(
+        "joined_by: {} map values are not a whole number of elements of arity {}", values.size(), arity));
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] < 0 || values[i] >= targets) {
-      throw argument_error(fmt::format("joined_by: map value {} (element {}, slot {}) is outside [0, {})", values[i],
-                                       i / static_cast<std::size_t>(arity), i % static_cast<std::size_t>(arity),
-                                       targets));
+      throw argument_error(parloop::detail::format("joined_by: map value {} (element {}, slot {}) is outside [0, {})",
+                                                   values[i], i / static_cast<std::size_t>(arity),
+                                                   i % static_cast<std::size_t>(arity), targets));
     }
   }
   const auto n = static_cast<std::size_t>(arity);
@@ -57,7 +56,7 @@ inline graph joined_by(std::span<const index_t> values, int arity, index_t targe
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   if (pairs.size() > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
     throw argument_error(
-        fmt::format("joined_by: {} neighbours are more than a graph's 32-bit offsets hold", pairs.size()));
+        parloop::detail::format("joined_by: {} neighbours are more than a graph's 32-bit offsets hold", pairs.size()));
   }
   graph g;
   g.offsets.assign(static_cast<std::size_t>(targets) + 1, 0);
@@ -73,7 +72,7 @@ inline graph joined_by(std::span<const index_t> values, int arity, index_t targe
 // The edges joining vertices of different parts, each counted once; `part` has a part per vertex.
 inline std::int64_t edge_cut(const graph& g, std::span<const int> part) {
   if (part.size() != static_cast<std::size_t>(g.vertices())) {
-    throw argument_error(fmt::format("edge_cut: {} parts for {} vertices", part.size(), g.vertices()));
+    throw argument_error(parloop::detail::format("edge_cut: {} parts for {} vertices", part.size(), g.vertices()));
   }
   std::int64_t cut = 0;
   for (index_t v = 0; v < g.vertices(); ++v) {
@@ -99,7 +98,7 @@ inline std::vector<int> shares_by_position(index_t n, int parts) {
 inline std::vector<index_t> part_sizes(std::span<const int> part, int parts) {
   std::vector<index_t> sizes(static_cast<std::size_t>(std::max(parts, 0)), 0);
   for (const int p : part) {
-    if (p < 0 || p >= parts) throw argument_error(fmt::format("part_sizes: part {} of {}", p, parts));
+    if (p < 0 || p >= parts) throw argument_error(parloop::detail::format("part_sizes: part {} of {}", p, parts));
     ++sizes[static_cast<std::size_t>(p)];
   }
   return sizes;

@@ -23,10 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::mpi {
 
@@ -68,20 +67,20 @@ namespace detail {
 
 inline void check_mesh(std::span<const index_t> set_sizes, std::span<const global_map> maps,
                        std::span<const std::vector<int>> owners, int ranks) {
-  if (ranks < 1) throw argument_error(fmt::format("halo plan: at least 1 rank, not {}", ranks));
+  if (ranks < 1) throw argument_error(parloop::detail::format("halo plan: at least 1 rank, not {}", ranks));
   if (owners.size() != set_sizes.size()) {
     throw argument_error(
-        fmt::format("halo plan: owners of {} sets given for {} sets", owners.size(), set_sizes.size()));
+        parloop::detail::format("halo plan: owners of {} sets given for {} sets", owners.size(), set_sizes.size()));
   }
   for (std::size_t s = 0; s < set_sizes.size(); ++s) {
     if (owners[s].size() != static_cast<std::size_t>(set_sizes[s])) {
-      throw argument_error(
-          fmt::format("halo plan: set {} has {} elements and {} owners", s, set_sizes[s], owners[s].size()));
+      throw argument_error(parloop::detail::format("halo plan: set {} has {} elements and {} owners", s, set_sizes[s],
+                                                   owners[s].size()));
     }
     for (std::size_t e = 0; e < owners[s].size(); ++e) {
       if (owners[s][e] < 0 || owners[s][e] >= ranks) {
-        throw argument_error(
-            fmt::format("halo plan: element {} of set {} is owned by rank {} of {}", e, s, owners[s][e], ranks));
+        throw argument_error(parloop::detail::format("halo plan: element {} of set {} is owned by rank {} of {}", e, s,
+                                                     owners[s][e], ranks));
       }
     }
   }
@@ -89,20 +88,22 @@ inline void check_mesh(std::span<const index_t> set_sizes, std::span<const globa
   for (std::size_t m = 0; m < maps.size(); ++m) {
     const global_map& map = maps[m];
     if (map.from < 0 || map.from >= n_sets || map.to < 0 || map.to >= n_sets || map.arity < 1) {
-      throw argument_error(fmt::format("halo plan: map {} goes from set {} to set {} with arity {} ({} sets)", m,
-                                       map.from, map.to, map.arity, n_sets));
+      throw argument_error(
+          parloop::detail::format("halo plan: map {} goes from set {} to set {} with arity {} ({} sets)", m, map.from,
+                                  map.to, map.arity, n_sets));
     }
     if (map.values.size() !=
         static_cast<std::size_t>(set_sizes[static_cast<std::size_t>(map.from)]) * static_cast<std::size_t>(map.arity)) {
-      throw argument_error(fmt::format("halo plan: map {} has {} values for {} elements of arity {}", m,
-                                       map.values.size(), set_sizes[static_cast<std::size_t>(map.from)], map.arity));
+      throw argument_error(parloop::detail::format("halo plan: map {} has {} values for {} elements of arity {}", m,
+                                                   map.values.size(), set_sizes[static_cast<std::size_t>(map.from)],
+                                                   map.arity));
     }
     for (std::size_t i = 0; i < map.values.size(); ++i) {
       if (map.values[i] < 0 || map.values[i] >= set_sizes[static_cast<std::size_t>(map.to)]) {
-        throw argument_error(
-            fmt::format("halo plan: map {} value {} (element {}, slot {}) is outside set {} of {} elements", m,
-                        map.values[i], i / static_cast<std::size_t>(map.arity), i % static_cast<std::size_t>(map.arity),
-                        map.to, set_sizes[static_cast<std::size_t>(map.to)]));
+        throw argument_error(parloop::detail::format(
+            "halo plan: map {} value {} (element {}, slot {}) is outside set {} of {} elements", m, map.values[i],
+            i / static_cast<std::size_t>(map.arity), i % static_cast<std::size_t>(map.arity), map.to,
+            set_sizes[static_cast<std::size_t>(map.to)]));
       }
     }
   }

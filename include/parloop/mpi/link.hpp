@@ -15,10 +15,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/distribution.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/session.hpp"
 
 namespace parloop::mpi {
@@ -64,7 +63,7 @@ inline MPI_Datatype datatype_of(scalar_type t) {
     case scalar_type::float64: return MPI_DOUBLE;
     case scalar_type::boolean: break;
   }
-  throw argument_error(fmt::format("an all-reduce of {} values", type_name(t)));
+  throw argument_error(parloop::detail::format("an all-reduce of {} values", type_name(t)));
 }
 
 inline MPI_Op op_of(access a) {
@@ -103,9 +102,9 @@ class mpi_link final : public rank_link {
     const auto ranks = static_cast<std::size_t>(ranks_);
     if (send_offsets.size() != ranks + 1 || receive_offsets.size() != ranks + 1 || send_offsets.back() != sent.size() ||
         receive_offsets.back() != received.size()) {
-      throw argument_error(fmt::format("a halo transfer of {} and {} bytes with offsets for {} and {} ranks on {}",
-                                       sent.size(), received.size(), send_offsets.size() - 1,
-                                       receive_offsets.size() - 1, ranks));
+      throw argument_error(parloop::detail::format(
+          "a halo transfer of {} and {} bytes with offsets for {} and {} ranks on {}", sent.size(), received.size(),
+          send_offsets.size() - 1, receive_offsets.size() - 1, ranks));
     }
     // Each request is the transfer's as soon as it is posted: a post that fails leaves none behind.
     auto transfer = std::make_unique<detail::mpi_transfer>();
@@ -132,7 +131,7 @@ class mpi_link final : public rank_link {
     auto length = static_cast<unsigned long long>(bytes.size());
     check(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, comm_), "MPI_Bcast");
     if (length > static_cast<unsigned long long>(std::numeric_limits<int>::max())) {
-      throw error(fmt::format("a broadcast of {} bytes is too large for one message", length));
+      throw error(parloop::detail::format("a broadcast of {} bytes is too large for one message", length));
     }
     bytes.resize(static_cast<std::size_t>(length));
     check(MPI_Bcast(bytes.data(), static_cast<int>(length), MPI_BYTE, root, comm_), "MPI_Bcast");
@@ -156,7 +155,8 @@ class mpi_link final : public rank_link {
   template <class Post>
   MPI_Request post(Post&& mpi_call, std::byte* data, std::size_t bytes, std::size_t q, const char* what) {
     if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-      throw error(fmt::format("a halo transfer of {} bytes with rank {} is too large for one message", bytes, q));
+      throw error(
+          parloop::detail::format("a halo transfer of {} bytes with rank {} is too large for one message", bytes, q));
     }
     MPI_Request r;
     check(mpi_call(data, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(q), tag, comm_, &r), what);

@@ -14,10 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/graph.hpp"
 #include "parloop/mpi/halo_plan.hpp"
 
@@ -27,7 +26,8 @@ inline std::vector<std::vector<int>> derive_owners(std::span<const index_t> set_
                                                    int partitioned, std::vector<int> owners_of_partitioned, int ranks) {
   const std::size_t n_sets = set_sizes.size();
   if (partitioned < 0 || static_cast<std::size_t>(partitioned) >= n_sets) {
-    throw argument_error(fmt::format("derive_owners: set {} is not one of the {} sets", partitioned, n_sets));
+    throw argument_error(
+        parloop::detail::format("derive_owners: set {} is not one of the {} sets", partitioned, n_sets));
   }
   std::vector<std::vector<int>> owners(n_sets);
   owners[static_cast<std::size_t>(partitioned)] = std::move(owners_of_partitioned);

@@ -16,7 +16,6 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
 #include <metis.h>
 #if PARLOOP_HAVE_SCOTCH
 extern "C" {
@@ -26,6 +25,7 @@ extern "C" {
 
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/graph.hpp"
 
 namespace parloop::mpi {
@@ -46,7 +46,7 @@ inline constexpr graph_partitioner default_graph_partitioner =
 namespace detail {
 
 inline void check_parts(std::string_view what, int parts) {
-  if (parts < 1) throw argument_error(fmt::format("{}: at least 1 part, not {}", what, parts));
+  if (parts < 1) throw argument_error(parloop::detail::format("{}: at least 1 part, not {}", what, parts));
 }
 
 // Refuses a graph a partitioner could read out of bounds or misread: each vertex's neighbours
@@ -56,21 +56,24 @@ inline void check_graph(const graph& g) {
   const auto n = static_cast<std::int64_t>(g.offsets.size()) - 1;
   if (n < 0 || g.offsets.front() != 0 || static_cast<std::size_t>(g.offsets.back()) != g.neighbours.size()) {
     throw argument_error(
-        fmt::format("partition_graph: the offsets ({} of them, from {} to {}) do not frame the {} "
-                    "neighbours",
-                    g.offsets.size(), g.offsets.empty() ? 0 : g.offsets.front(),
-                    g.offsets.empty() ? 0 : g.offsets.back(), g.neighbours.size()));
+        parloop::detail::format("partition_graph: the offsets ({} of them, from {} to {}) do not frame the {} "
+                                "neighbours",
+                                g.offsets.size(), g.offsets.empty() ? 0 : g.offsets.front(),
+                                g.offsets.empty() ? 0 : g.offsets.back(), g.neighbours.size()));
   }
   for (std::int64_t v = 0; v < n; ++v) {
     const index_t first = g.offsets[static_cast<std::size_t>(v)], last = g.offsets[static_cast<std::size_t>(v) + 1];
-    if (last < first) throw argument_error(fmt::format("partition_graph: the offsets decrease at vertex {}", v));
+    if (last < first)
+      throw argument_error(parloop::detail::format("partition_graph: the offsets decrease at vertex {}", v));
     for (index_t i = first; i < last; ++i) {
       const index_t w = g.neighbours[static_cast<std::size_t>(i)];
       if (w < 0 || w >= n || w == v) {
-        throw argument_error(fmt::format("partition_graph: vertex {} has neighbour {} ({} vertices)", v, w, n));
+        throw argument_error(
+            parloop::detail::format("partition_graph: vertex {} has neighbour {} ({} vertices)", v, w, n));
       }
       if (i > first && w <= g.neighbours[static_cast<std::size_t>(i) - 1]) {
-        throw argument_error(fmt::format("partition_graph: vertex {}'s neighbours are not ascending at {}", v, w));
+        throw argument_error(
+            parloop::detail::format("partition_graph: vertex {}'s neighbours are not ascending at {}", v, w));
       }
     }
   }
@@ -79,7 +82,8 @@ inline void check_graph(const graph& g) {
       const auto w = static_cast<std::size_t>(g.neighbours[static_cast<std::size_t>(i)]);
       const auto first = g.neighbours.begin() + g.offsets[w], last = g.neighbours.begin() + g.offsets[w + 1];
       if (!std::binary_search(first, last, static_cast<index_t>(v))) {
-        throw argument_error(fmt::format("partition_graph: vertex {} has neighbour {}, which does not have it", v, w));
+        throw argument_error(
+            parloop::detail::format("partition_graph: vertex {} has neighbour {}, which does not have it", v, w));
       }
     }
   }
@@ -96,8 +100,8 @@ inline std::vector<int> metis_kway(const graph& g, int parts) {
   const int status = METIS_PartGraphKway(&vertices, &constraints, offsets.data(), neighbours.data(), nullptr, nullptr,
                                          nullptr, &n_parts, nullptr, nullptr, options, &cut, part.data());
   if (status != METIS_OK) {
-    throw error(fmt::format("METIS_PartGraphKway failed (status {}) cutting {} vertices into {} parts", status,
-                            vertices, parts));
+    throw error(parloop::detail::format("METIS_PartGraphKway failed (status {}) cutting {} vertices into {} parts",
+                                        status, vertices, parts));
   }
   return {part.begin(), part.end()};
 }
@@ -129,8 +133,8 @@ inline std::vector<int> scotch_part(const graph& g, int parts) {
   SCOTCH_graphExit(&plain);
   SCOTCH_contextExit(&context);
   if (status != 0) {
-    throw error(
-        fmt::format("Scotch failed (status {}) cutting {} vertices into {} parts", status, g.vertices(), parts));
+    throw error(parloop::detail::format("Scotch failed (status {}) cutting {} vertices into {} parts", status,
+                                        g.vertices(), parts));
   }
   return {part.begin(), part.end()};
 }
@@ -167,14 +171,14 @@ inline std::vector<int> partition_graph(const graph& g, int parts,
 inline std::vector<int> partition_coordinates(std::span<const double> coordinates, int dim, int parts) {
   detail::check_parts("partition_coordinates", parts);
   if (dim < 1 || coordinates.size() % static_cast<std::size_t>(dim) != 0) {
-    throw argument_error(fmt::format("partition_coordinates: {} coordinates are not a whole number of points of {}",
-                                     coordinates.size(), dim));
+    throw argument_error(parloop::detail::format(
+        "partition_coordinates: {} coordinates are not a whole number of points of {}", coordinates.size(), dim));
   }
   for (std::size_t i = 0; i < coordinates.size(); ++i) {
     if (!std::isfinite(coordinates[i])) {
-      throw argument_error(fmt::format("partition_coordinates: coordinate {} of element {} is {}",
-                                       i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim),
-                                       coordinates[i]));
+      throw argument_error(parloop::detail::format("partition_coordinates: coordinate {} of element {} is {}",
+                                                   i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim),
+                                                   coordinates[i]));
     }
   }
   const std::size_t n = coordinates.size() / static_cast<std::size_t>(dim);

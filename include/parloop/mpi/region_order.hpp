@@ -9,8 +9,6 @@
 // know. Pure data, no MPI: each rank orders its own plan, at the same time as the others.
 #pragma once
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <numeric>
@@ -20,6 +18,7 @@
 #include "parloop/config.hpp"
 #include "parloop/core/locality_order.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/halo_plan.hpp"
 
 namespace parloop::mpi {
@@ -32,8 +31,9 @@ namespace parloop::mpi {
 inline std::vector<std::vector<index_t>> order_regions(rank_plan& plan, std::span<const global_map> shapes, int first) {
   const std::size_t n_sets = plan.sets.size();
   if (shapes.size() != plan.maps.size() || first < 0 || static_cast<std::size_t>(first) >= n_sets) {
-    throw argument_error(fmt::format("order regions: {} map shapes for a plan of {} maps, first set {} of {}",
-                                     shapes.size(), plan.maps.size(), first, n_sets));
+    throw argument_error(
+        parloop::detail::format("order regions: {} map shapes for a plan of {} maps, first set {} of {}", shapes.size(),
+                                plan.maps.size(), first, n_sets));
   }
   parloop::detail::mesh_links mesh;
   for (const rank_set& s : plan.sets) mesh.set_sizes.push_back(s.size());
@@ -45,15 +45,16 @@ inline std::vector<std::vector<index_t>> order_regions(rank_plan& plan, std::spa
         plan.maps[m].size() != static_cast<std::size_t>(plan.sets[static_cast<std::size_t>(g.from)].exec_end) *
                                    static_cast<std::size_t>(g.arity)) {
       throw argument_error(
-          fmt::format("order regions: map {} (from set {} to set {}, arity {}) does not fit the plan's "
-                      "{} sets and {} values",
-                      m, g.from, g.to, g.arity, n_sets, plan.maps[m].size()));
+          parloop::detail::format("order regions: map {} (from set {} to set {}, arity {}) does not fit the plan's "
+                                  "{} sets and {} values",
+                                  m, g.from, g.to, g.arity, n_sets, plan.maps[m].size()));
     }
     const index_t targets = plan.sets[static_cast<std::size_t>(g.to)].size();
     for (std::size_t i = 0; i < plan.maps[m].size(); ++i) {
       if (plan.maps[m][i] < 0 || plan.maps[m][i] >= targets) {
-        throw argument_error(fmt::format("order regions: map {} value {} (row {}) is outside set {} of {} elements", m,
-                                         plan.maps[m][i], i / static_cast<std::size_t>(g.arity), g.to, targets));
+        throw argument_error(
+            parloop::detail::format("order regions: map {} value {} (row {}) is outside set {} of {} elements", m,
+                                    plan.maps[m][i], i / static_cast<std::size_t>(g.arity), g.to, targets));
       }
     }
     mesh.maps.push_back({shapes[m].from, shapes[m].to, {plan.maps[m], shapes[m].arity}});

@@ -13,10 +13,9 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/config.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/halo_plan.hpp"
 #include "parloop/mpi/session.hpp"
 
@@ -26,7 +25,7 @@ namespace detail {
 
 inline void put_list(std::vector<index_t>& out, const std::vector<index_t>& list) {
   if (list.size() > static_cast<std::size_t>(std::numeric_limits<index_t>::max())) {
-    throw error(fmt::format("a halo plan's list of {} entries is too long to send", list.size()));
+    throw error(parloop::detail::format("a halo plan's list of {} entries is too long to send", list.size()));
   }
   out.push_back(static_cast<index_t>(list.size()));
   out.insert(out.end(), list.begin(), list.end());
@@ -50,13 +49,15 @@ class word_reader {
  public:
   explicit word_reader(const std::vector<index_t>& words) : words_(words) {}
   index_t word() {
-    if (at_ >= words_.size()) throw error(fmt::format("a halo plan message ends after {} words", words_.size()));
+    if (at_ >= words_.size())
+      throw error(parloop::detail::format("a halo plan message ends after {} words", words_.size()));
     return words_[at_++];
   }
   std::vector<index_t> list() {
     const index_t n = word();
     if (n < 0 || static_cast<std::size_t>(n) > words_.size() - at_) {
-      throw error(fmt::format("a halo plan message holds a list of {} at word {} of {}", n, at_, words_.size()));
+      throw error(
+          parloop::detail::format("a halo plan message holds a list of {} at word {} of {}", n, at_, words_.size()));
     }
     std::vector<index_t> out(words_.begin() + static_cast<std::ptrdiff_t>(at_),
                              words_.begin() + static_cast<std::ptrdiff_t>(at_) + n);
@@ -83,8 +84,8 @@ inline rank_plan plan_from_words(const std::vector<index_t>& words) {
     rs.global = in.list();
     if (!(0 <= rs.core_end && rs.core_end <= rs.owned_end && rs.owned_end <= rs.exec_end && rs.exec_end <= rs.size()) ||
         ranks < 0) {
-      throw error(fmt::format("a halo plan message's set {} has regions ending at {}, {}, {} of {}", s, rs.core_end,
-                              rs.owned_end, rs.exec_end, rs.size()));
+      throw error(parloop::detail::format("a halo plan message's set {} has regions ending at {}, {}, {} of {}", s,
+                                          rs.core_end, rs.owned_end, rs.exec_end, rs.size()));
     }
     for (index_t q = 0; q < ranks; ++q) rs.import_from.push_back(in.list());
     for (index_t q = 0; q < ranks; ++q) rs.export_to.push_back(in.list());
@@ -105,23 +106,23 @@ inline void check_received(const rank_plan& p, int ranks) {
     const rank_set& rs = p.sets[s];
     largest = std::max(largest, rs.size());
     if (rs.import_from.size() != static_cast<std::size_t>(ranks)) {
-      throw error(
-          fmt::format("a halo plan message's set {} has lists for {} ranks, not {}", s, rs.import_from.size(), ranks));
+      throw error(parloop::detail::format("a halo plan message's set {} has lists for {} ranks, not {}", s,
+                                          rs.import_from.size(), ranks));
     }
     for (std::size_t q = 0; q < rs.import_from.size(); ++q) {
       for (const index_t i : rs.import_from[q]) {
         if (i < rs.owned_end || i >= rs.size())
-          throw error(fmt::format("a halo plan message imports into place {} of set {}", i, s));
+          throw error(parloop::detail::format("a halo plan message imports into place {} of set {}", i, s));
       }
       for (const index_t i : rs.export_to[q]) {
         if (i < 0 || i >= rs.owned_end)
-          throw error(fmt::format("a halo plan message exports place {} of set {}", i, s));
+          throw error(parloop::detail::format("a halo plan message exports place {} of set {}", i, s));
       }
     }
   }
   for (std::size_t m = 0; m < p.maps.size(); ++m) {
     for (const index_t v : p.maps[m]) {
-      if (v < 0 || v >= largest) throw error(fmt::format("a halo plan message's map {} holds {}", m, v));
+      if (v < 0 || v >= largest) throw error(parloop::detail::format("a halo plan message's map {} holds {}", m, v));
     }
   }
 }
@@ -140,20 +141,22 @@ inline rank_plan scatter_plans(MPI_Comm comm, const std::vector<rank_plan>& plan
   std::string problem;
   if (rank == root) {
     if (plans.size() != static_cast<std::size_t>(size)) {
-      problem = fmt::format("{} plans for {} ranks", plans.size(), size);
+      problem = parloop::detail::format("{} plans for {} ranks", plans.size(), size);
     }
     for (std::size_t r = 0; problem.empty() && r < plans.size(); ++r) {
       messages.push_back(detail::plan_words(plans[r]));
       if (messages.back().size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-        problem = fmt::format("rank {}'s plan of {} words is too large for one message", r, messages.back().size());
+        problem = parloop::detail::format("rank {}'s plan of {} words is too large for one message", r,
+                                          messages.back().size());
       }
     }
   }
   int ok = problem.empty() ? 1 : 0;
   check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
   if (ok == 0) {
-    throw argument_error(rank == root ? "scatter_plans: " + problem
-                                      : fmt::format("scatter_plans: rank {} could not send the plans", root));
+    throw argument_error(rank == root
+                             ? "scatter_plans: " + problem
+                             : parloop::detail::format("scatter_plans: rank {} could not send the plans", root));
   }
   if (rank == root) {
     for (int r = 0; r < size; ++r) {

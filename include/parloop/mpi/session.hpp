@@ -11,9 +11,8 @@
 #include <exception>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::mpi {
 
@@ -24,7 +23,7 @@ inline void check(int code, const char* what) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int length = 0;
   MPI_Error_string(code, text, &length);
-  throw error(fmt::format("{} failed: {}", what, std::string(text, static_cast<std::size_t>(length))));
+  throw error(parloop::detail::format("{} failed: {}", what, std::string(text, static_cast<std::size_t>(length))));
 }
 
 inline int rank_of(MPI_Comm comm) {

@@ -6,10 +6,9 @@
 
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/op2/handles.hpp"
 #include "parloop/op2/program.hpp"
 #include "parloop/op2/types.hpp"
@@ -53,8 +52,8 @@ struct typed_arg : op_arg {};
 
 inline void check_access(int acc, std::string_view what) {
   if (acc < read_access || acc > max_access) {
-    throw argument_error(
-        fmt::format("{}: access {} is none of OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX", what, acc));
+    throw argument_error(parloop::detail::format(
+        "{}: access {} is none of OP_READ, OP_WRITE, OP_RW, OP_INC, OP_MIN, OP_MAX", what, acc));
   }
 }
 
@@ -69,32 +68,37 @@ inline op_arg arg_dat(int opt, op_dat_core* dat, int idx, op_map_core* map, int 
   a.acc = acc;
   if (a.opt == 0 && dat == nullptr) return a;
   // Named only when something is wrong: a loop in a time step makes its arguments each time.
-  const auto what = [&] { return fmt::format("op_arg_dat of dat '{}'", dat == nullptr ? "(null)" : dat->name); };
+  const auto what = [&] {
+    return parloop::detail::format("op_arg_dat of dat '{}'", dat == nullptr ? "(null)" : dat->name);
+  };
   if (dat == nullptr) throw argument_error("op_arg_dat: the dat is null");
   if (acc < read_access || acc > max_access) check_access(acc, what());
   a.size = dat->size;
   const std::optional<scalar_type> named = type != nullptr ? scalar_of_name(type) : std::nullopt;
   a.scalar = named ? *named : checked_scalar(type, what());
   if (a.scalar != dat->scalar) {
-    throw data_error(fmt::format("{}: type \"{}\" given, the dat holds \"{}\"", what(), type, dat->type_text));
+    throw data_error(
+        parloop::detail::format("{}: type \"{}\" given, the dat holds \"{}\"", what(), type, dat->type_text));
   }
-  if (dim != dat->dim) throw data_error(fmt::format("{}: dimension {} given, the dat has {}", what(), dim, dat->dim));
+  if (dim != dat->dim)
+    throw data_error(parloop::detail::format("{}: dimension {} given, the dat has {}", what(), dim, dat->dim));
   if (map == nullptr) {
     if (idx != -1) {
-      throw argument_error(fmt::format("{}: index {} with OP_ID; a direct argument takes index -1", what(), idx));
+      throw argument_error(
+          parloop::detail::format("{}: index {} with OP_ID; a direct argument takes index -1", what(), idx));
     }
     return a;
   }
   a.map_data = map->map;
   if (map->to != dat->set) {
-    throw argument_error(fmt::format("{}: map '{}' leads to set '{}', the dat is on '{}'", what(), map->name_text,
-                                     map->to->name_text, dat->set->name_text));
+    throw argument_error(parloop::detail::format("{}: map '{}' leads to set '{}', the dat is on '{}'", what(),
+                                                 map->name_text, map->to->name_text, dat->set->name_text));
   }
   if (idx >= map->dim || idx == -1 || (idx < -1 && -idx != map->dim)) {
     throw argument_error(
-        fmt::format("{}: index {} of map '{}' of dimension {}: an index is 0 to {}, or {} for all its "
-                    "entries",
-                    what(), idx, map->name_text, map->dim, map->dim - 1, -map->dim));
+        parloop::detail::format("{}: index {} of map '{}' of dimension {}: an index is 0 to {}, or {} for all its "
+                                "entries",
+                                what(), idx, map->name_text, map->dim, map->dim - 1, -map->dim));
   }
   return a;
 }
@@ -119,19 +123,20 @@ typed_arg<T> arg_gbl(int opt, T* data, int dim, const char* type, int acc, int k
   a.type = type;
   a.acc = acc;  // op_arg_info's: the number of the reduction it goes with
   if (kind == gbl_arg) check_access(acc, what);
-  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}", what, dim));
+  if (dim < 1) throw argument_error(parloop::detail::format("{}: the dimension is {}", what, dim));
   a.scalar = checked_scalar(type, what);
   if constexpr (constexpr std::optional<scalar_type> known = scalar_of_data<T>(); known.has_value()) {
     if (*known != a.scalar) {
-      throw data_error(fmt::format("{}: type \"{}\" given for a variable of type {}", what, type, type_name(*known)));
+      throw data_error(
+          parloop::detail::format("{}: type \"{}\" given for a variable of type {}", what, type, type_name(*known)));
     }
   }
   a.size = dim * static_cast<int>(scalar_bytes(a.scalar));
   if (kind == gbl_arg && (acc == write_access || acc == rw_access)) {
     throw argument_error(
-        fmt::format("{}: {} of a global: a global is OP_READ, or reduced into with OP_INC, OP_MIN "
-                    "or OP_MAX",
-                    what, access_name(acc)));
+        parloop::detail::format("{}: {} of a global: a global is OP_READ, or reduced into with OP_INC, OP_MIN "
+                                "or OP_MAX",
+                                what, access_name(acc)));
   }
   return a;
 }
@@ -146,9 +151,10 @@ inline typed_arg<int> arg_idx(int idx, op_map_core* map) {
   a.scalar = scalar_type::int32;
   a.size = 4;
   if (map == nullptr ? idx != -1 : idx < 0 || idx >= map->dim) {
-    throw argument_error(map == nullptr ? fmt::format("op_arg_idx: index {} with OP_ID; the element's own is -1", idx)
-                                        : fmt::format("op_arg_idx: index {} of map '{}' of dimension {}", idx,
-                                                      map->name_text, map->dim));
+    throw argument_error(map == nullptr
+                             ? parloop::detail::format("op_arg_idx: index {} with OP_ID; the element's own is -1", idx)
+                             : parloop::detail::format("op_arg_idx: index {} of map '{}' of dimension {}", idx,
+                                                       map->name_text, map->dim));
   }
   return a;
 }

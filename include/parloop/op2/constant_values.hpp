@@ -17,10 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/op2/program.hpp"
 
 namespace parloop::op2 {
@@ -98,13 +97,14 @@ inline std::string literal_of(const constant& c, int k) {
     return v;
   };
   switch (c.type) {
-    case scalar_type::float64: return fmt::format("{:a}", read(double{}));
-    case scalar_type::float32: return fmt::format("{:a}f", read(float{}));
-    case scalar_type::int32: return fmt::format("{}", read(std::int32_t{}));
+    case scalar_type::float64: return parloop::detail::format("{:a}", read(double{}));
+    case scalar_type::float32: return parloop::detail::format("{:a}f", read(float{}));
+    case scalar_type::int32: return parloop::detail::format("{}", read(std::int32_t{}));
     case scalar_type::int64: {
       const std::int64_t v = read(std::int64_t{});
       // The most negative value has no literal of its own.
-      return v == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807L - 1)" : fmt::format("{}L", v);
+      return v == std::numeric_limits<std::int64_t>::min() ? "(-9223372036854775807L - 1)"
+                                                           : parloop::detail::format("{}L", v);
     }
     case scalar_type::boolean: break;
   }
@@ -113,10 +113,10 @@ inline std::string literal_of(const constant& c, int k) {
 
 inline std::string declaration_of(const constant& c) {
   const std::string_view type = c.type == scalar_type::int64 ? "long" : type_name(c.type);
-  if (c.dim == 1) return fmt::format("PL_CONSTANT {} {} = {};\n", type, c.name, literal_of(c, 0));
+  if (c.dim == 1) return parloop::detail::format("PL_CONSTANT {} {} = {};\n", type, c.name, literal_of(c, 0));
   std::string values;
-  for (int k = 0; k < c.dim; ++k) values += fmt::format("{}{}", k == 0 ? "" : ", ", literal_of(c, k));
-  return fmt::format("PL_CONSTANT {} {}[{}] = {{{}}};\n", type, c.name, c.dim, values);
+  for (int k = 0; k < c.dim; ++k) values += parloop::detail::format("{}{}", k == 0 ? "" : ", ", literal_of(c, k));
+  return parloop::detail::format("PL_CONSTANT {} {}[{}] = {{{}}};\n", type, c.name, c.dim, values);
 }
 
 }  // namespace parloop::op2

@@ -16,13 +16,12 @@
 #include <type_traits>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/dat.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
+#include "parloop/format.hpp"
 #include "parloop/op2/handles.hpp"
 #include "parloop/op2/program.hpp"
 #include "parloop/op2/types.hpp"
@@ -30,22 +29,23 @@
 namespace parloop::op2 {
 
 inline std::string name_or(const char* name, std::string_view what, std::size_t number) {
-  return name != nullptr && *name != '\0' ? std::string(name) : fmt::format("{}{}", what, number);
+  return name != nullptr && *name != '\0' ? std::string(name) : parloop::detail::format("{}{}", what, number);
 }
 
 // Over MPI the mesh is declared, then distributed once: what is declared afterwards would have no
 // share on the ranks.
 inline void refuse_after_partition(const program& p, std::string_view call, const std::string& name) {
   if (p.mpi && p.mpi->partitioned()) {
-    throw argument_error(
-        fmt::format("{} '{}' after op_partition: over MPI every set and map is declared before it", call, name));
+    throw argument_error(parloop::detail::format(
+        "{} '{}' after op_partition: over MPI every set and map is declared before it", call, name));
   }
 }
 
 inline op_set_core* decl_set(int size, const char* name) {
   program& p = program::current("op_decl_set");
   const std::string called = name_or(name, "set", p.sets.size());
-  if (size < 0) throw argument_error(fmt::format("op_decl_set '{}': the size is {}, below 0", called, size));
+  if (size < 0)
+    throw argument_error(parloop::detail::format("op_decl_set '{}': the size is {}, below 0", called, size));
   refuse_after_partition(p, "op_decl_set", called);
   // Over MPI, until op_partition, a set of this rank's block.
   p.sets.push_back(std::make_unique<op_set_core>(static_cast<int>(p.sets.size()), Set(p.runtime, size, called)));
@@ -54,7 +54,7 @@ inline op_set_core* decl_set(int size, const char* name) {
 }
 
 inline void check_set(const op_set_core* s, std::string_view call, std::string_view what) {
-  if (s == nullptr) throw argument_error(fmt::format("{}: the {} set is null", call, what));
+  if (s == nullptr) throw argument_error(parloop::detail::format("{}: the {} set is null", call, what));
 }
 
 // `values` is `dim` entries per element of `from`, each an element of `to` (`long` for OP2's
@@ -63,19 +63,20 @@ template <class I>
 op_map_core* decl_map(op_set_core* from, op_set_core* to, int dim, const I* values, const char* name) {
   program& p = program::current("op_decl_map");
   const std::string called = name_or(name, "map", p.maps.size());
-  const std::string call = fmt::format("op_decl_map '{}'", called);
+  const std::string call = parloop::detail::format("op_decl_map '{}'", called);
   check_set(from, call, "source");
   check_set(to, call, "target");
   if (dim < 1)
-    throw argument_error(fmt::format("{}: the dimension is {}; a map has at least one entry per element", call, dim));
+    throw argument_error(
+        parloop::detail::format("{}: the dimension is {}; a map has at least one entry per element", call, dim));
   const std::size_t count = static_cast<std::size_t>(from->size) * static_cast<std::size_t>(dim);
-  if (values == nullptr && count > 0) throw argument_error(fmt::format("{}: the values are null", call));
+  if (values == nullptr && count > 0) throw argument_error(parloop::detail::format("{}: the values are null", call));
   std::vector<int> given(count);
   for (std::size_t i = 0; i < count; ++i) {
     if (values[i] < std::numeric_limits<int>::min() || values[i] > std::numeric_limits<int>::max()) {
-      throw argument_error(fmt::format("{}: entry {} of element {} is {}, past the int range parloop's maps hold", call,
-                                       i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim),
-                                       values[i]));
+      throw argument_error(
+          parloop::detail::format("{}: entry {} of element {} is {}, past the int range parloop's maps hold", call,
+                                  i % static_cast<std::size_t>(dim), i / static_cast<std::size_t>(dim), values[i]));
     }
     given[i] = static_cast<int>(values[i]);
   }
@@ -97,7 +98,8 @@ scalar_type dat_scalar(const char* type, std::string_view what) {
   const scalar_type named = checked_scalar(type, what);
   if constexpr (constexpr std::optional<scalar_type> data = scalar_of_data<T>(); data.has_value()) {
     if (*data != named) {
-      throw data_error(fmt::format("{}: type \"{}\" is declared for data of type {}", what, type, type_name(*data)));
+      throw data_error(
+          parloop::detail::format("{}: type \"{}\" is declared for data of type {}", what, type, type_name(*data)));
     }
   }
   return named;
@@ -107,16 +109,17 @@ template <class T>
 op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data, const char* name, bool temporary) {
   program& p = program::current(temporary ? "op_decl_dat_temp" : "op_decl_dat");
   const std::string called = name_or(name, "dat", p.dats.size());
-  const std::string call = fmt::format("{} '{}'", temporary ? "op_decl_dat_temp" : "op_decl_dat", called);
+  const std::string call = parloop::detail::format("{} '{}'", temporary ? "op_decl_dat_temp" : "op_decl_dat", called);
   check_set(set, call, "");
   if (dim < 1)
-    throw argument_error(fmt::format("{}: the dimension is {}; a dat has at least one value per element", call, dim));
+    throw argument_error(
+        parloop::detail::format("{}: the dimension is {}; a dat has at least one value per element", call, dim));
   const scalar_type t = dat_scalar<T>(type, call);
   if (p.mpi && p.mpi->partitioned() && data != nullptr) {
     throw argument_error(
-        fmt::format("{}: values after op_partition: over MPI a dat with values is declared before it "
-                    "(a temporary, or one without values, after it starts at zero)",
-                    call));
+        parloop::detail::format("{}: values after op_partition: over MPI a dat with values is declared before it "
+                                "(a temporary, or one without values, after it starts at zero)",
+                                call));
   }
   // Without data (a temporary's, or null) the values start at zero.
   const auto* bytes = reinterpret_cast<const std::byte*>(data);
@@ -129,7 +132,7 @@ op_dat_core* decl_dat(op_set_core* set, int dim, const char* type, const T* data
 }
 
 inline void check_dat(const op_dat_core* d, std::string_view call) {
-  if (d == nullptr) throw argument_error(fmt::format("{}: the dat is null", call));
+  if (d == nullptr) throw argument_error(parloop::detail::format("{}: the dat is null", call));
 }
 
 // Forgets a temporary dat: its storage is freed once no loop holds it. 1, as OP2's, when done.
@@ -137,8 +140,8 @@ inline int free_dat_temp(op_dat_core* d) {
   program& p = program::current("op_free_dat_temp");
   check_dat(d, "op_free_dat_temp");
   if (!d->temporary) {
-    throw argument_error(
-        fmt::format("op_free_dat_temp: dat '{}' was declared by op_decl_dat, not op_decl_dat_temp", d->name_text));
+    throw argument_error(parloop::detail::format(
+        "op_free_dat_temp: dat '{}' was declared by op_decl_dat, not op_decl_dat_temp", d->name_text));
   }
   std::erase_if(p.dats, [&](const std::unique_ptr<op_dat_core>& o) { return o.get() == d; });
   return 1;  // OP2's success
@@ -160,17 +163,17 @@ void fetch_data(op_dat_core* d, T* out, int low, int high, std::string_view call
   check_dat(d, call);
   if constexpr (constexpr std::optional<scalar_type> data = scalar_of_data<T>(); data.has_value()) {
     if (*data != d->scalar) {
-      throw data_error(
-          fmt::format("{}: dat '{}' holds {}, read into {}", call, d->name_text, d->type_text, type_name(*data)));
+      throw data_error(parloop::detail::format("{}: dat '{}' holds {}, read into {}", call, d->name_text, d->type_text,
+                                               type_name(*data)));
     }
   }
   const int elements = whole ? global_size(d->set) : d->set->size;
   if (low < 0 || high >= elements || low > high + 1) {
-    throw argument_error(fmt::format("{}: elements [{}, {}] of dat '{}', whose set '{}' has {}", call, low, high,
-                                     d->name_text, d->set->name_text, elements));
+    throw argument_error(parloop::detail::format("{}: elements [{}, {}] of dat '{}', whose set '{}' has {}", call, low,
+                                                 high, d->name_text, d->set->name_text, elements));
   }
   if (out == nullptr && high >= low)
-    throw argument_error(fmt::format("{}: the buffer for dat '{}' is null", call, d->name_text));
+    throw argument_error(parloop::detail::format("{}: the buffer for dat '{}' is null", call, d->name_text));
   const std::size_t row = static_cast<std::size_t>(d->size);
   if (high < low) return;
   program& p = program::current(call);
@@ -212,14 +215,14 @@ template <class T>
 void decl_const(int dim, const char* type, const T* data, std::string name, bool variable = false,
                 std::size_t holds = 0) {
   program& p = program::current("op_decl_const");
-  const std::string call = fmt::format("op_decl_const '{}'", name);
+  const std::string call = parloop::detail::format("op_decl_const '{}'", name);
   detail::check_kernel_name(name);
-  if (dim < 1) throw argument_error(fmt::format("{}: the dimension is {}", call, dim));
-  if (data == nullptr) throw argument_error(fmt::format("{}: the data is null", call));
+  if (dim < 1) throw argument_error(parloop::detail::format("{}: the dimension is {}", call, dim));
+  if (data == nullptr) throw argument_error(parloop::detail::format("{}: the data is null", call));
   const scalar_type t = dat_scalar<T>(type, call);
   if (holds != 0 && static_cast<std::size_t>(dim) > holds) {
-    throw argument_error(fmt::format("{}: the dimension is {}, and the variable holds {} value{}", call, dim, holds,
-                                     holds == 1 ? "" : "s"));
+    throw argument_error(parloop::detail::format("{}: the dimension is {}, and the variable holds {} value{}", call,
+                                                 dim, holds, holds == 1 ? "" : "s"));
   }
   constant c{name, t, dim, std::vector<std::byte>(static_cast<std::size_t>(dim) * scalar_bytes(t))};
   // Written only while a loop runs on the host, with the values the application declared: a
@@ -237,7 +240,8 @@ void decl_const(int dim, const char* type, const T* data, std::string name, bool
         v = f;
       }
       if (!std::isfinite(v)) {
-        throw data_error(fmt::format("{}: value {} is {}: a device kernel's constants are finite numbers", call, k, v));
+        throw data_error(
+            parloop::detail::format("{}: value {} is {}: a device kernel's constants are finite numbers", call, k, v));
       }
     }
   }

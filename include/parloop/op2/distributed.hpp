@@ -22,9 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/mpi/distribute.hpp"
 #include "parloop/mpi/gather.hpp"
 #include "parloop/op2/errors.hpp"
@@ -145,7 +144,7 @@ class mpi_distribution final : public distribution {
     const bool geometric = method == "GEOM" || method == "GEOMKWAY" || library == "INERTIAL";
     if (geometric && coords != nullptr && coords->scalar == scalar_type::float64 && coords->dim >= 1 &&
         coords->dim <= 3 && dats_.contains(coords)) {
-      said = fmt::format("recursive coordinate bisection of dat '{}'", coords->name_text);
+      said = parloop::detail::format("recursive coordinate bisection of dat '{}'", coords->name_text);
       const int d = dats_.at(coords);
       if (coords->dim == 1) return mpi::partitioning::by_coordinates(mpi::dat_id<double, 1>{d});
       if (coords->dim == 2) return mpi::partitioning::by_coordinates(mpi::dat_id<double, 2>{d});
@@ -160,9 +159,9 @@ class mpi_distribution final : public distribution {
 #if PARLOOP_HAVE_SCOTCH
       if (library == "PTSCOTCH" || library == "SCOTCH") which = mpi::graph_partitioner::scotch;
 #endif
-      said =
-          fmt::format("{}'s k-way partition of the graph of map '{}' ({})",
-                      which == mpi::graph_partitioner::scotch ? "Scotch" : "METIS", map->name_text, map->to->name_text);
+      said = parloop::detail::format("{}'s k-way partition of the graph of map '{}' ({})",
+                                     which == mpi::graph_partitioner::scotch ? "Scotch" : "METIS", map->name_text,
+                                     map->to->name_text);
       return mpi::partitioning::by_graph(maps_.at(static_cast<std::size_t>(map->index)), which);
     }
     said =

@@ -14,8 +14,6 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/codegen/emit_kernel.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
@@ -24,6 +22,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/format.hpp"
 #include "parloop/op2/constant_values.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/program.hpp"
@@ -69,19 +68,19 @@ inline std::string kernel_source(const std::string& kernel, const std::vector<st
     if (std::optional<std::string> text = detail::source_file_text(header)) {
       return detail::resolve_file_includes(kernel, header, *text, include_path(folders));
     }
-    searched += fmt::format(" '{}'", f.string());
+    searched += parloop::detail::format(" '{}'", f.string());
   }
   std::string sources;
   for (const std::filesystem::path& file : application_sources(call_file)) {
     if (const std::optional<std::string> text = detail::source_file_text(file)) {
-      detail::check_no_nul(kernel, *text, fmt::format("'{}'", file.string()));
+      detail::check_no_nul(kernel, *text, parloop::detail::format("'{}'", file.string()));
       if (std::optional<std::string> found = detail::function_with_needs(*text, kernel)) {
-        return fmt::format("// kernel '{}' as defined in {}\n{}", kernel, file.string(), *found);
+        return parloop::detail::format("// kernel '{}' as defined in {}\n{}", kernel, file.string(), *found);
       }
     }
-    sources += fmt::format(" '{}'", file.string());
+    sources += parloop::detail::format(" '{}'", file.string());
   }
-  throw argument_error(fmt::format(
+  throw argument_error(parloop::detail::format(
       "op_par_loop: the C source of kernel '{}' is needed to run it on a device; {}.h is in none of the folders "
       "searched:{}, and none of the application's sources defines it:{} (OP2's convention: kernel k is defined in k.h "
       "beside the source that calls op_par_loop, or in that source; PARLOOP_OP2_KERNELS names other folders, and "
@@ -117,7 +116,7 @@ inline constexpr std::string_view fun_prefix =
 inline kernel_record& record_for(program& p, const char* kernel_name, const char* file) {
   kernel_record*& site = p.sites[{file, kernel_name}];
   if (site == nullptr) {
-    site = &p.kernels[fmt::format("{}:{}", file != nullptr ? file : "", kernel_name)];
+    site = &p.kernels[parloop::detail::format("{}:{}", file != nullptr ? file : "", kernel_name)];
     site->name = kernel_name;
   }
   kernel_record& r = *site;

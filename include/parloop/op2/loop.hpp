@@ -17,14 +17,13 @@
 #include <type_traits>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "parloop/core/arg.hpp"
 #include "parloop/core/function_ref.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/op2/args.hpp"
 #include "parloop/op2/constant_values.hpp"
@@ -42,13 +41,14 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
                      detail::function_ref<void(void* const*)> call) {
   program& p = program::current("op_par_loop");
   // Named only when something is wrong: a time step runs its loops each time.
-  const auto loop = [&] { return fmt::format("op_par_loop '{}'", name != nullptr ? name : kernel); };
+  const auto loop = [&] { return parloop::detail::format("op_par_loop '{}'", name != nullptr ? name : kernel); };
   if (set == nullptr) throw argument_error(loop() + ": the set is null");
   if (p.mpi && !p.mpi->partitioned()) {
     throw argument_error(loop() + ": over MPI the mesh is distributed by op_partition before the first loop");
   }
   std::array<detail::arg_view, detail::max_loop_args> kept;
-  if (args.size() > kept.size()) throw argument_error(fmt::format("{}: more than {} arguments", loop(), kept.size()));
+  if (args.size() > kept.size())
+    throw argument_error(parloop::detail::format("{}: more than {} arguments", loop(), kept.size()));
   std::array<int, detail::max_loop_args> view_at{};  // -1 for op_arg_info, which has no view
   std::size_t views = 0;
   bool info = false;
@@ -68,8 +68,9 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
       info = true;
       view_at[i] = -1;
       if (args[i]->scalar != params[i].type) {
-        throw data_error(fmt::format("{}: argument {} (op_arg_info) holds {}, and the kernel's parameter points to {}",
-                                     loop(), i, type_name(args[i]->scalar), type_name(params[i].type)));
+        throw data_error(
+            parloop::detail::format("{}: argument {} (op_arg_info) holds {}, and the kernel's parameter points to {}",
+                                    loop(), i, type_name(args[i]->scalar), type_name(params[i].type)));
       }
       continue;
     }

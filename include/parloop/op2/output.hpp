@@ -16,11 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/cache/disk_files.hpp"
 #include "parloop/exec/stats.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/program.hpp"
 
@@ -48,7 +47,7 @@ inline void write_file(std::string_view call, const char* file, const std::strin
   const std::filesystem::path target(file);
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   if (const std::error_code ec = cache::detail::write_atomically(folder, target, bytes, 0644)) {
-    throw error(fmt::format("{}: cannot write '{}': {}", call, target.string(), ec.message()));
+    throw error(parloop::detail::format("{}: cannot write '{}': {}", call, target.string(), ec.message()));
   }
 }
 
@@ -57,7 +56,7 @@ inline void write_file(std::string_view call, const char* file, const std::strin
 inline std::optional<std::vector<std::byte>> dat_for_file(std::string_view call, op_dat_core* d, const char* file,
                                                           int& elements) {
   check_dat(d, call);
-  if (file == nullptr) throw argument_error(fmt::format("{}: the file name is null", call));
+  if (file == nullptr) throw argument_error(parloop::detail::format("{}: the file name is null", call));
   std::vector<std::byte> all = whole_dat(*d, elements);
   if (!is_root()) return std::nullopt;
   return all;
@@ -70,7 +69,7 @@ inline void print_dat_to_txtfile(op_dat_core* d, const char* file) {
   const std::optional<std::vector<std::byte>> all = dat_for_file(call, d, file, elements);
   if (!all) return;
   const std::byte* values = all->data();
-  std::string text = fmt::format("{} {}\n", elements, d->dim);
+  std::string text = parloop::detail::format("{} {}\n", elements, d->dim);
   const std::size_t scalar = scalar_bytes(d->scalar);
   for (int e = 0; e < elements; ++e) {
     for (int k = 0; k < d->dim; ++k) {

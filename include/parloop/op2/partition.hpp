@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/core/environment.hpp"
 #include "parloop/core/renumber.hpp"
 #include "parloop/error.hpp"

@@ -16,13 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/any_array.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/format.hpp"
 #include "parloop/op2/handles.hpp"
 
 namespace parloop::op2 {
@@ -92,7 +91,7 @@ class program {
   // The program op_init made; a clear error before op_init or after op_exit.
   static program& current(std::string_view call) {
     if (!slot()) {
-      throw argument_error(fmt::format("{}: OP2's API is used before op_init (or after op_exit)", call));
+      throw argument_error(parloop::detail::format("{}: OP2's API is used before op_init (or after op_exit)", call));
     }
     return *slot();
   }

@@ -9,10 +9,9 @@
 #include <string_view>
 #include <type_traits>
 
-#include <fmt/format.h>
-
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::op2 {
 
@@ -29,12 +28,12 @@ inline std::optional<scalar_type> scalar_of_name(std::string_view name) {
 
 // As scalar_of_name, or a data_error naming what was declared and what parloop holds.
 inline scalar_type checked_scalar(const char* name, std::string_view what) {
-  if (name == nullptr) throw data_error(fmt::format("{}: the type name is null", what));
+  if (name == nullptr) throw data_error(parloop::detail::format("{}: the type name is null", what));
   if (auto t = scalar_of_name(name)) return *t;
   throw data_error(
-      fmt::format("{}: type \"{}\" is not one parloop's dats hold: \"double\", \"float\", \"int\" or "
-                  "\"ll\" (optionally with \":soa\")",
-                  what, name));
+      parloop::detail::format("{}: type \"{}\" is not one parloop's dats hold: \"double\", \"float\", \"int\" or "
+                              "\"ll\" (optionally with \":soa\")",
+                              what, name));
 }
 
 // The scalar type of a C++ type given as data: none for char and void (the bytes of a type

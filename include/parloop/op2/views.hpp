@@ -8,8 +8,6 @@
 #include <type_traits>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/dat.hpp"
@@ -17,6 +15,7 @@
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/op2/args.hpp"
 #include "parloop/op2/handles.hpp"
@@ -82,19 +81,20 @@ inline detail::array_state<int>& numbers_of(op_set_core& s) {
 // are `global`'s.
 inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw_param& param, int i,
                                 detail::function_ref<std::string()> loop, detail::any_array* global) {
-  const auto what = [&] { return fmt::format("{}: argument {}", loop(), i); };
+  const auto what = [&] { return parloop::detail::format("{}: argument {}", loop(), i); };
   if (a.scalar != param.type) {
-    throw data_error(fmt::format("{} holds {}, and the kernel's parameter {} points to {}", what(), type_name(a.scalar),
-                                 i, type_name(param.type)));
+    throw data_error(parloop::detail::format("{} holds {}, and the kernel's parameter {} points to {}", what(),
+                                             type_name(a.scalar), i, type_name(param.type)));
   }
   const bool vector = a.argtype == dat_arg && a.opt == 1 && a.idx < -1;
   if (vector != param.per_slot) {
-    throw data_error(fmt::format("{} is {}, and the kernel's parameter {} is {}", what(),
-                                 vector ? "a vector of a map's entries" : "one element's values", i,
-                                 param.per_slot ? "a pointer per map entry (T**)" : "one pointer (T*)"));
+    throw data_error(parloop::detail::format("{} is {}, and the kernel's parameter {} is {}", what(),
+                                             vector ? "a vector of a map's entries" : "one element's values", i,
+                                             param.per_slot ? "a pointer per map entry (T**)" : "one pointer (T*)"));
   }
   if (param.is_const && a.acc != read_access && a.argtype != idx_arg) {
-    throw data_error(fmt::format("{} is {}, and the kernel's parameter {} is const", what(), access_name(a.acc), i));
+    throw data_error(
+        parloop::detail::format("{} is {}, and the kernel's parameter {} is const", what(), access_name(a.acc), i));
   }
   if (a.argtype == idx_arg) {
     detail::array_state<int>& numbers = numbers_of(a.map == nullptr ? set : *a.map->to);
@@ -109,12 +109,12 @@ inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw
             a.scalar,  std::max(a.dim, 1)};
   }
   if (a.map == nullptr && a.dat->set != &set) {
-    throw argument_error(fmt::format("{}: dat '{}' is on set '{}', and the loop is over '{}'", what(), a.dat->name_text,
-                                     a.dat->set->name_text, set.name_text));
+    throw argument_error(parloop::detail::format("{}: dat '{}' is on set '{}', and the loop is over '{}'", what(),
+                                                 a.dat->name_text, a.dat->set->name_text, set.name_text));
   }
   if (a.map != nullptr && a.map->from != &set) {
-    throw argument_error(fmt::format("{}: map '{}' is from set '{}', and the loop is over '{}'", what(),
-                                     a.map->name_text, a.map->from->name_text, set.name_text));
+    throw argument_error(parloop::detail::format("{}: map '{}' is from set '{}', and the loop is over '{}'", what(),
+                                                 a.map->name_text, a.map->from->name_text, set.name_text));
   }
   const arg_kind kind = a.map == nullptr ? arg_kind::direct : a.idx < -1 ? arg_kind::whole_map : arg_kind::indirect;
   return {a.dat->array,

@@ -11,8 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/compile.hpp"
 #include "parloop/backend/cuda/device.hpp"
 #include "parloop/backend/cuda/launch.hpp"
@@ -23,6 +21,7 @@
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device_backend.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -74,8 +73,8 @@ class backend final : public parloop::detail::device_backend {
 
   std::unique_ptr<parloop::detail::launcher> load(const cache::kernel_record& record) override {
     if (record.backend != backend_kind::cuda || record.format != target_.format()) {
-      throw error(fmt::format("CUDA: kernel record '{}' is not {} for this device", record.entry,
-                              target_.ptx ? "PTX" : "a CUBIN"));
+      throw error(parloop::detail::format("CUDA: kernel record '{}' is not {} for this device", record.entry,
+                                          target_.ptx ? "PTX" : "a CUBIN"));
     }
     return std::make_unique<launcher>(ctx_, record.binary, record.format, record.entry, record.grid, record.block,
                                       record.layout);
@@ -94,21 +93,21 @@ class backend final : public parloop::detail::device_backend {
     const device& d = ctx_->dev();
     const codegen::generated_source& code = source.code;
     if (code.needs.float64_atomic_add && 10 * d.major + d.minor < 60) {
-      throw error(
-          fmt::format("kernel '{}' adds doubles atomically (INC of a double through a map), and CUDA device {} "
-                      "({}) has no such atomic before sm_60",
-                      code.kernel, d.name, d.arch()));
+      throw error(parloop::detail::format(
+          "kernel '{}' adds doubles atomically (INC of a double through a map), and CUDA device {} "
+          "({}) has no such atomic before sm_60",
+          code.kernel, d.name, d.arch()));
     }
     if (source.block > d.max_threads_per_block) {
-      throw argument_error(fmt::format("a block of {} threads exceeds CUDA device {}'s maximum of {}", source.block,
-                                       d.name, d.max_threads_per_block));
+      throw argument_error(parloop::detail::format("a block of {} threads exceeds CUDA device {}'s maximum of {}",
+                                                   source.block, d.name, d.max_threads_per_block));
     }
     if (code.needs.group_memory > d.shared_memory_per_block) {
-      throw argument_error(
-          fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
-                      "need {} bytes of shared memory for a block of {}, and CUDA device {} has {}; "
-                      "use a smaller block, or conflicts::colors or atomics",
-                      code.kernel, code.needs.group_memory, source.block, d.name, d.shared_memory_per_block));
+      throw argument_error(parloop::detail::format(
+          "kernel '{}': its global reductions and staged increments (conflicts::blocks) "
+          "need {} bytes of shared memory for a block of {}, and CUDA device {} has {}; "
+          "use a smaller block, or conflicts::colors or atomics",
+          code.kernel, code.needs.group_memory, source.block, d.name, d.shared_memory_per_block));
     }
   }
 

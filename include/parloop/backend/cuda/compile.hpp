@@ -9,12 +9,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/nvrtc.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -27,7 +26,7 @@ struct target {
   // Every NVRTC option: functions without an execution space are device functions, so the C
   // function of a kernel from source needs no CUDA annotation.
   std::vector<std::string> options() const {
-    std::vector<std::string> out = {fmt::format("--gpu-architecture={}_{}", ptx ? "compute" : "sm", arch),
+    std::vector<std::string> out = {parloop::detail::format("--gpu-architecture={}_{}", ptx ? "compute" : "sm", arch),
                                     "--device-as-default-execution-space", "--std=c++17"};
     if (fast_math) out.push_back("--use_fast_math");
     return out;
@@ -52,9 +51,9 @@ inline target target_for(int device_arch, const std::vector<int>& supported, boo
   }
   if (newest_below == 0) {
     throw backend_unavailable(
-        fmt::format("CUDA: NVRTC does not compile for sm_{} (the oldest architecture it knows is "
-                    "sm_{})",
-                    device_arch, supported.empty() ? 0 : supported.front()));
+        parloop::detail::format("CUDA: NVRTC does not compile for sm_{} (the oldest architecture it knows is "
+                                "sm_{})",
+                                device_arch, supported.empty() ? 0 : supported.front()));
   }
   return {newest_below, true, fast_math};
 }
@@ -74,7 +73,7 @@ inline compiled build(const codegen::generated_source& source, const target& t) 
   const std::string file = source.entry + ".cu";
   nvrtcResult status = api.create_program(&program, source.text.c_str(), file.c_str(), 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS)
-    throw error(fmt::format("NVRTC: nvrtcCreateProgram failed: {}", api.get_error_string(status)));
+    throw error(parloop::detail::format("NVRTC: nvrtcCreateProgram failed: {}", api.get_error_string(status)));
   const auto destroy = [&api](nvrtcProgram* p) { api.destroy_program(p); };
   const std::unique_ptr<nvrtcProgram, decltype(destroy)> owner(&program, destroy);
 

@@ -9,12 +9,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/driver.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_choice.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -31,11 +30,11 @@ struct device {
   int driver_version;  // cuDriverGetVersion: 13000 is CUDA 13.0
 
   // The architecture NVRTC compiles for: sm_90 for compute capability 9.0.
-  std::string arch() const { return fmt::format("sm_{}{}", major, minor); }
+  std::string arch() const { return parloop::detail::format("sm_{}{}", major, minor); }
   // The index PARLOOP_CUDA_DEVICE accepts, and the name.
   std::string describe() const {
-    return fmt::format("{} {} ({}, {} SMs, {:.0f} GiB)", index, name, arch(), multiprocessors,
-                       static_cast<double>(total_memory) / (1024.0 * 1024.0 * 1024.0));
+    return parloop::detail::format("{} {} ({}, {} SMs, {:.0f} GiB)", index, name, arch(), multiprocessors,
+                                   static_cast<double>(total_memory) / (1024.0 * 1024.0 * 1024.0));
   }
 };
 
@@ -96,7 +95,7 @@ inline device select_device(const std::vector<device>& all, const std::string& s
   std::string list;
   for (const device& d : all) list += "\n  " + d.describe();
   throw backend_unavailable(
-      fmt::format("CUDA: no device is numbered or named '{}'; the devices are:{}", selector, list));
+      parloop::detail::format("CUDA: no device is numbered or named '{}'; the devices are:{}", selector, list));
 }
 
 // The device `s` selects: PARLOOP_CUDA_DEVICE, else PARLOOP_DEVICE, else the local rank's

@@ -7,10 +7,9 @@
 
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/library.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 // The name a cuda.h function is exported under (cuMemAlloc is cuMemAlloc_v2).
 #define PARLOOP_CU_SYMBOL_(name) #name
@@ -60,7 +59,7 @@ class driver {
   // Throws if a driver call failed, naming the call and the driver's message.
   void check(CUresult status, const char* call) const {
     if (status == CUDA_SUCCESS) return;
-    throw error(fmt::format("CUDA: {} failed: {} ({})", call, message(status), static_cast<int>(status)));
+    throw error(parloop::detail::format("CUDA: {} failed: {} ({})", call, message(status), static_cast<int>(status)));
   }
 
  private:

@@ -11,14 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/device.hpp"
 #include "parloop/backend/cuda/memory.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_backend.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -66,16 +65,17 @@ class launcher final : public parloop::detail::launcher {
         entry_(std::move(entry)),
         function_(module_.function(entry_)) {
     if (this->layout().size() > max_buffers) {
-      throw argument_error(fmt::format("kernel '{}' binds {} buffers; a CUDA launch takes at most {}", entry_,
-                                       this->layout().size(), max_buffers));
+      throw argument_error(parloop::detail::format("kernel '{}' binds {} buffers; a CUDA launch takes at most {}",
+                                                   entry_, this->layout().size(), max_buffers));
     }
     // A kernel may run with fewer threads per block than the device allows (registers).
     int most = 0;
     ctx().api().check(ctx().api().func_get_attribute(&most, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function_),
                       "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
     if (this->block() > most) {
-      throw argument_error(fmt::format("kernel '{}': a block of {} threads exceeds the {} CUDA device {} runs it with",
-                                       entry_, this->block(), most, ctx().dev().name));
+      throw argument_error(
+          parloop::detail::format("kernel '{}': a block of {} threads exceeds the {} CUDA device {} runs it with",
+                                  entry_, this->block(), most, ctx().dev().name));
     }
   }
 
@@ -83,7 +83,7 @@ class launcher final : public parloop::detail::launcher {
                std::span<const parloop::detail::device_buffer* const> buffers, std::span<const int> strides) override {
     if (groups > max_groups) {
       throw argument_error(
-          fmt::format("kernel '{}': a launch of {} blocks exceeds CUDA's {}", entry_, groups, max_groups));
+          parloop::detail::format("kernel '{}': a launch of {} blocks exceeds CUDA's {}", entry_, groups, max_groups));
     }
     int s = start, e = end;
     std::array<CUdeviceptr, max_buffers> pointers;

@@ -7,12 +7,11 @@
 #include <memory>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/device.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/staged_copies.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -109,8 +108,8 @@ class memory final : public parloop::detail::device_memory {
 
  private:
   error out_of_memory(std::size_t bytes, CUresult status) const {
-    return error(fmt::format("CUDA: cannot allocate {} bytes on {} ({} bytes in all; error {})", bytes,
-                             ctx_->dev().name, ctx_->dev().total_memory, static_cast<int>(status)));
+    return error(parloop::detail::format("CUDA: cannot allocate {} bytes on {} ({} bytes in all; error {})", bytes,
+                                         ctx_->dev().name, ctx_->dev().total_memory, static_cast<int>(status)));
   }
 
   unsigned char* pinned() {

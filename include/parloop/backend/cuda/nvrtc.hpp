@@ -10,16 +10,15 @@
 #include <vector>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/library.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
 // A CUDA version number (13000, as the driver and NVRTC give them) as text: "13.0".
-inline std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
+inline std::string version_text(int v) { return parloop::detail::format("{}.{}", v / 1000, v % 1000 / 10); }
 
 class nvrtc {
  public:

@@ -8,14 +8,13 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/cuda/compile.hpp"
 #include "parloop/backend/cuda/nvrtc.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/rebuild_check.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {
 
@@ -29,7 +28,7 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
   const std::string here = api->name();
   if (material.signature.compiler != here) {
     return {cache::rebuild_outcome::not_here,
-            fmt::format("built by {}, and this machine has {}", material.signature.compiler, here)};
+            parloop::detail::format("built by {}, and this machine has {}", material.signature.compiler, here)};
   }
   // The target whose options the signature names, among those this NVRTC compiles for.
   for (const int arch : api->supported_archs()) {
@@ -39,7 +38,7 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
         if (t.options_text() != material.signature.options) continue;
         if (t.format() != record.format) {
           return {cache::rebuild_outcome::differs,
-                  fmt::format("its options make {}, and it holds another format", ptx ? "PTX" : "a CUBIN")};
+                  parloop::detail::format("its options make {}, and it holds another format", ptx ? "PTX" : "a CUBIN")};
         }
         const codegen::generated_source source{
             codegen::dialect_kind::cuda, record.entry, record.entry, material.source, {}, {}};
@@ -48,7 +47,7 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
     }
   }
   return {cache::rebuild_outcome::not_here,
-          fmt::format("{} has no target with the options '{}'", here, material.signature.options)};
+          parloop::detail::format("{} has no target with the options '{}'", here, material.signature.options)};
 }
 
 }  // namespace parloop::backend::cuda

@@ -9,8 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/backend/opencl/compile.hpp"
 #include "parloop/backend/opencl/device.hpp"
@@ -21,6 +19,7 @@
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device_backend.hpp"
+#include "parloop/format.hpp"
 #include "parloop/ir/types.hpp"
 
 namespace parloop::backend::opencl {
@@ -81,7 +80,7 @@ class backend final : public parloop::detail::device_backend {
 
   std::unique_ptr<parloop::detail::launcher> load(const cache::kernel_record& record) override {
     if (record.backend != backend_kind::opencl || record.format != cache::binary_format::opencl_program) {
-      throw error(fmt::format("OpenCL: kernel record '{}' is not an OpenCL program", record.entry));
+      throw error(parloop::detail::format("OpenCL: kernel record '{}' is not an OpenCL program", record.entry));
     }
     return std::make_unique<launcher>(ctx_, program_from_binary(ctx_, record.binary), record.entry, record.grid,
                                       record.block, record.layout);
@@ -101,29 +100,30 @@ class backend final : public parloop::detail::device_backend {
     const device& d = ctx_.device();
     const codegen::generated_source& code = source.code;
     if (code.needs.fp64 && !d.has_fp64()) {
-      throw error(
-          fmt::format("kernel '{}' computes in double, and OpenCL device {} lacks cl_khr_fp64", code.kernel, d.name));
+      throw error(parloop::detail::format("kernel '{}' computes in double, and OpenCL device {} lacks cl_khr_fp64",
+                                          code.kernel, d.name));
     }
     if (code.needs.int64_atomics && !d.has_int64_atomics()) {
-      throw error(fmt::format("kernel '{}' needs 64-bit atomics, and OpenCL device {} lacks cl_khr_int64_base_atomics",
-                              code.kernel, d.name));
+      throw error(parloop::detail::format(
+          "kernel '{}' needs 64-bit atomics, and OpenCL device {} lacks cl_khr_int64_base_atomics", code.kernel,
+          d.name));
     }
     if (code.needs.int64_extended_atomics && !d.has_int64_extended_atomics()) {
-      throw error(fmt::format(
+      throw error(parloop::detail::format(
           "kernel '{}' needs 64-bit atomic min/max, and OpenCL device {} lacks cl_khr_int64_extended_atomics",
           code.kernel, d.name));
     }
     if (static_cast<std::size_t>(source.block) > d.max_work_group_size) {
-      throw argument_error(fmt::format("a block of {} work-items exceeds OpenCL device {}'s maximum of {}",
-                                       source.block, d.name, d.max_work_group_size));
+      throw argument_error(parloop::detail::format("a block of {} work-items exceeds OpenCL device {}'s maximum of {}",
+                                                   source.block, d.name, d.max_work_group_size));
     }
     // Each global reduction combines a block's partials in local memory.
     if (code.needs.group_memory > d.local_memory) {
       throw argument_error(
-          fmt::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
-                      "need {} bytes of local memory for a block of {}, and OpenCL device {} has {}; "
-                      "use a smaller block, or conflicts::colors or atomics",
-                      code.kernel, code.needs.group_memory, source.block, d.name, d.local_memory));
+          parloop::detail::format("kernel '{}': its global reductions and staged increments (conflicts::blocks) "
+                                  "need {} bytes of local memory for a block of {}, and OpenCL device {} has {}; "
+                                  "use a smaller block, or conflicts::colors or atomics",
+                                  code.kernel, code.needs.group_memory, source.block, d.name, d.local_memory));
     }
   }
 

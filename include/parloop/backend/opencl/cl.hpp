@@ -10,9 +10,8 @@
 #include <string>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "parloop/error.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -51,7 +50,7 @@ using kernel_handle = handle<cl_kernel, clReleaseKernel>;
 
 // Throws if an OpenCL call failed, naming the call and the error code.
 inline void check(cl_int status, const char* call) {
-  if (status != CL_SUCCESS) throw error(fmt::format("OpenCL: {} failed with error {}", call, status));
+  if (status != CL_SUCCESS) throw error(parloop::detail::format("OpenCL: {} failed with error {}", call, status));
 }
 
 }  // namespace parloop::backend::opencl

@@ -6,12 +6,11 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_choice.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -41,7 +40,7 @@ struct device {
   bool has_int64_extended_atomics() const { return has_extension("cl_khr_int64_extended_atomics"); }
   // "platform:device" as PARLOOP_OPENCL_DEVICE accepts it, and the names.
   std::string describe() const {
-    return fmt::format("{}:{} {} ({})", platform_index, device_index, name, platform_name);
+    return parloop::detail::format("{}:{} {} ({})", platform_index, device_index, name, platform_name);
   }
 };
 
@@ -127,12 +126,13 @@ inline device select_device(const std::vector<device>& all, const std::string& s
     for (const device& dev : all) {
       if (dev.platform_index == p && dev.device_index == d) return dev;
     }
-    throw backend_unavailable(fmt::format("OpenCL: no device {}:{}; the devices are:{}", p, d, list()));
+    throw backend_unavailable(parloop::detail::format("OpenCL: no device {}:{}; the devices are:{}", p, d, list()));
   }
   for (const device& dev : all) {
     if (exec::name_contains(dev.name, selector) || exec::name_contains(dev.platform_name, selector)) return dev;
   }
-  throw backend_unavailable(fmt::format("OpenCL: no device matches '{}'; the devices are:{}", selector, list()));
+  throw backend_unavailable(
+      parloop::detail::format("OpenCL: no device matches '{}'; the devices are:{}", selector, list()));
 }
 
 // The device `s` selects: PARLOOP_OPENCL_DEVICE, else PARLOOP_DEVICE, else the local rank's GPU

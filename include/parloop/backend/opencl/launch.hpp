@@ -8,8 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/backend/opencl/compile.hpp"
 #include "parloop/backend/opencl/device.hpp"
@@ -18,6 +16,7 @@
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device_backend.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -40,8 +39,8 @@ class launcher final : public parloop::detail::launcher {
           "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
     if (static_cast<std::size_t>(this->block()) > most) {
       throw argument_error(
-          fmt::format("kernel '{}': a block of {} work-items exceeds the {} OpenCL device {} runs it with", entry_,
-                      this->block(), most, ctx.device().name));
+          parloop::detail::format("kernel '{}': a block of {} work-items exceeds the {} OpenCL device {} runs it with",
+                                  entry_, this->block(), most, ctx.device().name));
     }
   }
 

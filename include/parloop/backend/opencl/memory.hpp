@@ -5,13 +5,12 @@
 #include <cstddef>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/backend/opencl/device.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/staged_copies.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -111,8 +110,9 @@ class memory final : public parloop::detail::device_memory {
            status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY;
   }
   error out_of_memory(std::size_t bytes, cl_int status) const {
-    return error(fmt::format("OpenCL: cannot allocate {} bytes on {} (largest allocation: {} bytes; error {})", bytes,
-                             ctx_.device().name, ctx_.device().max_allocation, status));
+    return error(
+        parloop::detail::format("OpenCL: cannot allocate {} bytes on {} (largest allocation: {} bytes; error {})",
+                                bytes, ctx_.device().name, ctx_.device().max_allocation, status));
   }
 
   unsigned char* pinned() {

@@ -6,14 +6,13 @@
 
 #include <string>
 
-#include <fmt/format.h>
-
 #include "parloop/backend/opencl/backend.hpp"
 #include "parloop/backend/opencl/compile.hpp"
 #include "parloop/backend/opencl/device.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/rebuild_check.hpp"
 #include "parloop/codegen/generate.hpp"
+#include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {
 
@@ -31,8 +30,8 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
         "work-group function), which a rebuild does not");
   }
   return {cache::rebuild_outcome::not_here,
-          fmt::format("no OpenCL device here is {} ({}, driver {})", material.signature.device,
-                      material.signature.platform, material.signature.driver)};
+          parloop::detail::format("no OpenCL device here is {} ({}, driver {})", material.signature.device,
+                                  material.signature.platform, material.signature.driver)};
 }
 
 }  // namespace parloop::backend::opencl

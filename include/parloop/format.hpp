@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// parloop's own text: fmt's formatting, with each format string checked at compile time only
+// where PARLOOP_CHECK_FORMATS is 1 (parloop's own builds: the library, its tests, each header
+// alone, the examples). Checking is consteval work for every call in every unit that includes
+// the headers, a sixth of a header-only program's parse, for strings a program never changes.
+#pragma once
+
+#include <string>
+
+#include <fmt/format.h>
+
+#ifndef PARLOOP_CHECK_FORMATS
+#define PARLOOP_CHECK_FORMATS 0
+#endif
+
+namespace parloop::detail {
+
+#if PARLOOP_CHECK_FORMATS
+template <class... Args>
+using format_string = fmt::format_string<const Args&...>;
+#else
+template <class... Args>
+using format_string = fmt::string_view;
+#endif
+
+template <class... Args>
+std::string format(format_string<Args...> text, const Args&... args) {
+  return fmt::vformat(text, fmt::make_format_args(args...));
+}
+
+}  // namespace parloop::detail
