@@ -378,7 +378,7 @@ int main(int argc, char** argv) {
     sync();
     const CUdeviceptr pa = pointer_of(a.state().array), pb = pointer_of(b.state().array);
     const CUdeviceptr pc = pointer_of(c.state().array);
-    const pl::codegen::grid_size_functor grid = pl::codegen::grid_size(rt.default_strategy());
+    const pl::ir::grid_size_functor grid = pl::codegen::grid_size(rt.default_strategy());
     const int block = pl::detail::block_size(rt.default_strategy());
     std::vector<double> cold_pl, cold_hand;
     for (int i = 0; i < trials; ++i) {

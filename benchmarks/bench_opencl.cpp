@@ -182,8 +182,8 @@ int main(int argc, char** argv) {
 
   // The cold path: each trial a kernel no one has built before (its captured constant differs),
   // first par_loop against building and launching the generated source of another new one.
-  const pl::codegen::device_facts facts = backend.facts();
-  const pl::codegen::grid_size_functor default_grid = pl::codegen::grid_size(rt.default_strategy());
+  const pl::ir::device_facts facts = backend.facts();
+  const pl::ir::grid_size_functor default_grid = pl::codegen::grid_size(rt.default_strategy());
   const std::size_t default_block = static_cast<std::size_t>(pl::detail::block_size(rt.default_strategy()));
   const int trials = 9;
   std::vector<double> cold_pl, cold_hand;

@@ -24,8 +24,8 @@ struct fake_buffer : pl::detail::device_buffer {
 
 class fake_launcher final : public pl::detail::launcher {
  public:
-  fake_launcher(std::string entry, pl::codegen::grid_size_functor grid, int block,
-                std::vector<pl::codegen::kernel_buffer> layout, std::atomic<int>& enqueues)
+  fake_launcher(std::string entry, pl::ir::grid_size_functor grid, int block, std::vector<pl::ir::kernel_buffer> layout,
+                std::atomic<int>& enqueues)
       : launcher(std::move(grid), block, std::move(layout)), entry_(std::move(entry)), enqueues_(&enqueues) {}
 
   void enqueue(pl::index_t, pl::index_t, std::int64_t, std::span<const pl::detail::device_buffer* const>,
@@ -43,7 +43,7 @@ class fake_launcher final : public pl::detail::launcher {
             std::vector<unsigned char>(binary.begin(), binary.end()),
             grid(),
             block(),
-            std::vector<pl::codegen::kernel_buffer>(layout().begin(), layout().end())};
+            std::vector<pl::ir::kernel_buffer>(layout().begin(), layout().end())};
   }
 
  private:
@@ -84,7 +84,7 @@ class fake_backend final : public pl::detail::device_backend {
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }
   pl::codegen::dialect_kind dialect() const override { return pl::codegen::dialect_kind::opencl; }
   const pl::cache::device_signature& signature() const override { return signature_; }
-  pl::codegen::device_facts facts() const override { return {4}; }
+  pl::ir::device_facts facts() const override { return {4}; }
 
   // While `gate` is set, a build announces itself in `waiting` and waits for it to be released.
   std::unique_ptr<pl::detail::launcher> build(const pl::codegen::kernel_source& source) override {

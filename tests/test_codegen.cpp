@@ -125,12 +125,12 @@ TEST_CASE("the IR has structural equality and a structural hash", "[codegen][ir]
 TEST_CASE("the entry point and its parameters", "[codegen][names]") {
   mesh m;
   const auto ir = flux_ir(m);
-  const auto buffers = cg::buffers(*ir);
+  const auto buffers = pl::ir::buffers(*ir);
   // q and res once each (q read-only), e2c once.
   REQUIRE(buffers.size() == 3);
-  CHECK((buffers[0].role == cg::buffer_role::data && buffers[0].index == 0 && buffers[0].is_const));
-  CHECK((buffers[1].role == cg::buffer_role::data && buffers[1].index == 1 && !buffers[1].is_const));
-  CHECK((buffers[2].role == cg::buffer_role::map && buffers[2].index == 0));
+  CHECK((buffers[0].role == pl::ir::buffer_role::data && buffers[0].index == 0 && buffers[0].is_const));
+  CHECK((buffers[1].role == pl::ir::buffer_role::data && buffers[1].index == 1 && !buffers[1].is_const));
+  CHECK((buffers[2].role == pl::ir::buffer_role::map && buffers[2].index == 0));
 
   const std::string cl = cg::generate(*ir, cg::dialect_kind::opencl).text;
   CHECK(has_line(cl, "__kernel void pl_kernel_flux(const int pl_start, const int pl_end,"));
@@ -662,19 +662,19 @@ TEST_CASE("computed indices are checked unless switched off; constant ones never
   mesh m;
   auto k = pl::kernel("indexed", [](auto q, auto n, auto w) { w[0] = pl::cast<float>(q[n] + q[1]); });
   const auto ir = k.traced(m.q(pl::READ, m.e2c, 0), m.n(pl::READ, m.e2c, 1), m.w(pl::RW));
-  const std::int32_t tag = cg::kernel_tag("indexed");
+  const std::int32_t tag = pl::ir::kernel_tag("indexed");
   for (const auto d : both) {
     const std::string s = cg::generate(*ir, d).text;
     CHECK(has_line(s, fmt::format("arg2[0] = (float)(arg0[pl_checked_index(arg1[0], 4, 1, {}, pl_index_errors)] + "
                                   "arg0[1]);",
                                   tag)));
     CHECK_THAT(s, Contains("pl_index_errors) {"));  // the entry's last parameter
-    CHECK(cg::buffers(*ir).back().role == cg::buffer_role::index_errors);
+    CHECK(pl::ir::buffers(*ir).back().role == pl::ir::buffer_role::index_errors);
 
     const std::string unchecked = cg::generate(*ir, d, pl::split_n_across_workgroups{}, {.check_indices = false}).text;
     CHECK(has_line(unchecked, "arg2[0] = (float)(arg0[arg1[0]] + arg0[1]);"));
     CHECK(count_of(unchecked, "pl_checked_index") == 0);
-    CHECK(cg::buffers(*ir, {.check_indices = false}).back().role != cg::buffer_role::index_errors);
+    CHECK(pl::ir::buffers(*ir, {.check_indices = false}).back().role != pl::ir::buffer_role::index_errors);
   }
   // A kernel whose indices are all constants has no checks and no record.
   const std::string constant = cg::generate(*flux_ir(m), cg::dialect_kind::opencl).text;

@@ -220,7 +220,7 @@ TEST_CASE("a coloured kernel stores plainly and takes its elements from the orde
         pl::codegen::make_source(*ir, dialect, pl::split_n_across_workgroups{}, {.writes = pl::conflicts::colors});
     CHECK_THAT(plain.code.text, Catch::Contains("pl_atomic_add"));
     CHECK_THAT(colored.code.text, !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_e = pl_order[pl_p]"));
-    CHECK(colored.layout.back().role == pl::codegen::buffer_role::order);
+    CHECK(colored.layout.back().role == pl::ir::buffer_role::order);
     // A coloured loop's elements are not side by side: no vectors.
     const auto vectors =
         pl::codegen::make_source(*ir, dialect, pl::vectors_across_workgroups{}, {.writes = pl::conflicts::colors});
@@ -232,7 +232,7 @@ TEST_CASE("a coloured kernel stores plainly and takes its elements from the orde
                !Catch::Contains("pl_atomic_add") && Catch::Contains("pl_stage0[256]") && Catch::Contains("pl_plan"));
     CHECK(blocks.block == 128);
     CHECK(blocks.grid(10, 25, {}) == 15);  // a work-group per block of the colour
-    CHECK(blocks.layout.back().role == pl::codegen::buffer_role::plan);
+    CHECK(blocks.layout.back().role == pl::ir::buffer_role::plan);
   }
 }
 

@@ -198,9 +198,8 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   // Written as the backend writes its kernels: q and res are kept by components there.
   const auto source =
       pl::codegen::make_source(*ir, b.dialect(), pl::split_n_across_workgroups{128}, b.codegen_options());
-  REQUIRE(std::count_if(source.layout.begin(), source.layout.end(), [](const pl::codegen::kernel_buffer& buf) {
-            return buf.role == pl::codegen::buffer_role::stride;
-          }) == 2);
+  REQUIRE(std::count_if(source.layout.begin(), source.layout.end(),
+                        [](const pl::ir::kernel_buffer& buf) { return buf.role == pl::ir::buffer_role::stride; }) == 2);
   // sm_75 is the oldest architecture NVRTC 13 knows: its PTX runs on every newer device.
   const cu::compiled ptx = cu::build(source.code, cu::target{75, true, false});
   REQUIRE(ptx.format == pl::cache::binary_format::ptx);
@@ -208,11 +207,11 @@ TEST_CASE("PTX for an older architecture loads through the driver's JIT and give
   cu::launcher loaded(b.shared_context(), ptx.binary, ptx.format, ptx.entry, source.grid, source.block, source.layout);
   std::vector<const pl::detail::device_buffer*> buffers;
   std::vector<int> strides;
-  for (const pl::codegen::kernel_buffer& buf : loaded.layout()) {
+  for (const pl::ir::kernel_buffer& buf : loaded.layout()) {
     auto& array = buf.position == 0 ? q.state().array : res.state().array;
-    if (buf.role == pl::codegen::buffer_role::stride) {
+    if (buf.role == pl::ir::buffer_role::stride) {
       strides.push_back(static_cast<int>(array.component_stride()));
-    } else if (buf.role == pl::codegen::buffer_role::map) {
+    } else if (buf.role == pl::ir::buffer_role::map) {
       buffers.push_back(&e2c.state().array.ensure_device(b));
     } else {
       buffers.push_back(&array.ensure_device(b));

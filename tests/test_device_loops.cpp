@@ -602,9 +602,9 @@ void run_launcher(pl::detail::launcher& l, pl::detail::device_backend& backend, 
   std::vector<const pl::detail::device_buffer*> buffers;
   std::vector<int> strides;
   for (const auto& b : l.layout()) {
-    REQUIRE(b.role != pl::codegen::buffer_role::partials);
-    auto& array = b.role == pl::codegen::buffer_role::map ? *map : *data[static_cast<std::size_t>(b.position)];
-    if (b.role == pl::codegen::buffer_role::stride) {
+    REQUIRE(b.role != pl::ir::buffer_role::partials);
+    auto& array = b.role == pl::ir::buffer_role::map ? *map : *data[static_cast<std::size_t>(b.position)];
+    if (b.role == pl::ir::buffer_role::stride) {
       strides.push_back(static_cast<int>(array.component_stride()));
       continue;
     }

@@ -211,11 +211,10 @@ TEST_CASE("a well-sealed entry that lies inside is refused, without allocating w
 }
 
 TEST_CASE("a grid-size functor whose values could overflow is refused", "[disk]") {
-  using pl::codegen::grid_node;
-  using pl::codegen::grid_op;
+  using pl::ir::grid_node;
+  using pl::ir::grid_op;
   const auto functor = [](std::int64_t constant, grid_op op) {
-    return pl::codegen::grid_size_functor(
-        std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
+    return pl::ir::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::constant, constant}, {op, 0}});
   };
   CHECK_THROWS_WITH(functor(INT64_MAX, grid_op::add), Contains("can pass 2^62"));
   CHECK_THROWS_WITH(functor(std::int64_t{1} << 40, grid_op::mul), Contains("can pass 2^62"));

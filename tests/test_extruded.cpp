@@ -498,7 +498,7 @@ TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a co
   ir.params[1].layered = ir.params[2].layered = true;
   namespace cg = pl::codegen;
   const auto source = [&](const pl::ir::kernel& of, const pl::strategy& s, pl::conflicts writes) {
-    return cg::make_source(of, cg::dialect_kind::cuda, s, cg::options{.writes = writes}).code.text;
+    return cg::make_source(of, cg::dialect_kind::cuda, s, pl::ir::source_options{.writes = writes}).code.text;
   };
   const pl::strategy split = pl::split_n_across_workgroups{128};
   // A cell per work-item: its column and layer from its index.
@@ -521,10 +521,12 @@ TEST_CASE("an extruded loop runs a cell per work-item where no two cells of a co
   CHECK_THAT(source(to_base, split, pl::conflicts::atomics), Contains("for (int pl_l"));
   // The grids: a work-item per cell of the range's columns; a grid of at most waves blocks per
   // compute unit.
-  const auto made = cg::make_source(ir, cg::dialect_kind::cuda, split, cg::options{.writes = pl::conflicts::atomics});
+  const auto made =
+      cg::make_source(ir, cg::dialect_kind::cuda, split, pl::ir::source_options{.writes = pl::conflicts::atomics});
   CHECK(made.grid(0, 100, {}) == (100 * 3 + 127) / 128);
   const auto grid =
-      cg::make_source(ir, cg::dialect_kind::cuda, stride, cg::options{.writes = pl::conflicts::atomics}).grid;
+      cg::make_source(ir, cg::dialect_kind::cuda, stride, pl::ir::source_options{.writes = pl::conflicts::atomics})
+          .grid;
   CHECK(grid(0, 100, {.compute_units = 4}) == (100 * 3 + 127) / 128);
   CHECK(grid(0, 10000, {.compute_units = 4}) == 4 * 2);
 }

@@ -58,7 +58,7 @@ int compile_all(cg::dialect_kind dialect, const pl::strategy& s, const char* com
     pl::ir::kernel k = collected[i];
     // A kernel that combines through maps is compiled coloured and with a two-level plan too.
     std::vector<pl::conflicts> ways{pl::conflicts::atomics};
-    if (cg::combines_through_maps(k)) ways.insert(ways.end(), {pl::conflicts::colors, pl::conflicts::blocks});
+    if (pl::ir::combines_through_maps(k)) ways.insert(ways.end(), {pl::conflicts::colors, pl::conflicts::blocks});
     const auto generated = [&](pl::conflicts c) {
       return cg::generate(k, dialect, pl::codegen::for_kernel(k, s, c), {.writes = c, .dats = pl::dat_layout::soa});
     };

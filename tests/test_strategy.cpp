@@ -26,7 +26,6 @@ namespace test_strategy {
 
 namespace pl = parloop;
 namespace cg = parloop::codegen;
-namespace cg = parloop::codegen;
 using Catch::Matchers::Contains;
 
 TEST_CASE("each strategy's grid-size functor, as a formula", "[strategy]") {
@@ -40,7 +39,7 @@ TEST_CASE("each strategy's grid-size functor, as a formula", "[strategy]") {
 }
 
 TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
-  const cg::device_facts dev{132};
+  const pl::ir::device_facts dev{132};
   const auto split = cg::grid_size(pl::split_n_across_workgroups{256});
   CHECK(split(0, 0, dev) == 0);
   CHECK(split(7, 7, dev) == 0);
@@ -55,7 +54,7 @@ TEST_CASE("grid sizes at the edges of the index range", "[strategy]") {
   CHECK(stride(0, 0, dev) == 0);
   CHECK(stride(0, 1000, dev) == 4);           // a short range: no more groups than elements need
   CHECK(stride(0, INT_MAX, dev) == 132 * 4);  // a long one: the device's size
-  CHECK(stride(0, 1000, cg::device_facts{1}) == 4);
+  CHECK(stride(0, 1000, pl::ir::device_facts{1}) == 4);
 
   const auto chunk = cg::grid_size(pl::chunked{16, 64});
   CHECK(chunk(0, 0, dev) == 0);
@@ -118,26 +117,26 @@ TEST_CASE("grid-size functors round-trip through cereal and damaged ones are ref
       cereal::BinaryOutputArchive out(buffer);
       out(f);
     }
-    cg::grid_size_functor back;
+    pl::ir::grid_size_functor back;
     {
       cereal::BinaryInputArchive in(buffer);
       in(back);
     }
     CHECK(back == f);
-    CHECK(back(3, 100000, cg::device_facts{80}) == f(3, 100000, cg::device_facts{80}));
+    CHECK(back(3, 100000, pl::ir::device_facts{80}) == f(3, 100000, pl::ir::device_facts{80}));
   }
 
-  using cg::grid_node;
-  using cg::grid_op;
-  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{}), Contains("0 operations"));
-  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::sub, 0}}),
+  using pl::ir::grid_node;
+  using pl::ir::grid_op;
+  CHECK_THROWS_WITH(pl::ir::grid_size_functor(std::vector<grid_node>{}), Contains("0 operations"));
+  CHECK_THROWS_WITH(pl::ir::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::sub, 0}}),
                     Contains("lacks its operands"));
-  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::start, 0}}),
+  CHECK_THROWS_WITH(pl::ir::grid_size_functor(std::vector<grid_node>{{grid_op::end, 0}, {grid_op::start, 0}}),
                     Contains("does not reduce to one value"));
-  CHECK_THROWS_WITH(cg::grid_size_functor(std::vector<grid_node>{{static_cast<grid_op>(200), 0}}),
+  CHECK_THROWS_WITH(pl::ir::grid_size_functor(std::vector<grid_node>{{static_cast<grid_op>(200), 0}}),
                     Contains("unknown operation 200"));
   std::vector<grid_node> deep(17, {grid_op::constant, 1});
-  CHECK_THROWS_WITH(cg::grid_size_functor(deep), Contains("too deep"));
+  CHECK_THROWS_WITH(pl::ir::grid_size_functor(deep), Contains("too deep"));
 
   // A record whose operation byte was damaged is refused while loading.
   std::stringstream buffer;
@@ -149,7 +148,7 @@ TEST_CASE("grid-size functors round-trip through cereal and damaged ones are ref
   bytes[8] = static_cast<char>(99);  // the first node's operation, after the 8-byte length
   std::stringstream damaged(bytes);
   cereal::BinaryInputArchive in(damaged);
-  cg::grid_size_functor back;
+  pl::ir::grid_size_functor back;
   CHECK_THROWS_AS(in(back), pl::error);
 }
 

@@ -45,7 +45,7 @@ std::string with_matching_header(std::span<const unsigned char> bytes) {
 
 // A launch evaluates the functor on its loop's range (index_t: 32 bits, start <= end) and the
 // device's compute units; each must give a grid size, never negative, without UB.
-void check_grid(const parloop::codegen::grid_size_functor& grid) {
+void check_grid(const parloop::ir::grid_size_functor& grid) {
   constexpr std::int64_t largest_index = std::numeric_limits<parloop::index_t>::max();
   constexpr std::array<std::array<std::int64_t, 2>, 5> ranges{
       {{0, 0}, {0, 1}, {0, 1000}, {17, 1 << 20}, {0, largest_index}}};

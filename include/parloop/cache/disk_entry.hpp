@@ -42,9 +42,9 @@ struct key_material {
   std::string source;  // the generated source, with its entry point's name
   // The launch geometry that goes with the source: two strategies can write the same source
   // and launch it differently (blocks of 128 or 256 of one element each).
-  codegen::grid_size_functor grid;
+  ir::grid_size_functor grid;
   int block = 0;
-  std::vector<codegen::kernel_buffer> layout;
+  std::vector<ir::kernel_buffer> layout;
 
   friend bool operator==(const key_material&, const key_material&) = default;
 };

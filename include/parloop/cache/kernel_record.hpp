@@ -13,10 +13,10 @@
 #include <cereal/cereal.hpp>
 
 #include "parloop/cache/bounded.hpp"
-#include "parloop/codegen/grid.hpp"
-#include "parloop/codegen/layout.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/format.hpp"
+#include "parloop/ir/grid.hpp"
+#include "parloop/ir/layout.hpp"
 
 namespace parloop::cache {
 
@@ -33,16 +33,16 @@ struct kernel_record {
   binary_format format = binary_format::opencl_program;
   std::string entry;
   std::vector<unsigned char> binary;
-  codegen::grid_size_functor grid;
+  ir::grid_size_functor grid;
   int block = 0;
-  std::vector<codegen::kernel_buffer> layout;
+  std::vector<ir::kernel_buffer> layout;
 
   friend bool operator==(const kernel_record&, const kernel_record&) = default;
 };
 
 }  // namespace parloop::cache
 
-namespace parloop::codegen {
+namespace parloop::ir {
 
 template <class Archive>
 void save(Archive& archive, const grid_node& n) {
@@ -86,7 +86,7 @@ void load(Archive& archive, kernel_buffer& b) {
   b.type = static_cast<scalar_type>(type);
 }
 
-}  // namespace parloop::codegen
+}  // namespace parloop::ir
 
 namespace parloop::cache {
 

@@ -103,7 +103,7 @@ inline std::string emitter::expr(ir::id i) {
 inline std::string emitter::index(ir::id i, int param, int bound, bool slot) {
   if (!checked_ || k_.exprs[i].kind == ir::expr_kind::literal) return expr(i);
   return parloop::detail::format("pl_checked_index({}, {}, {}, {}, pl_index_errors)", value(i), bound,
-                                 index_site(param, slot), kernel_tag(k_.name));
+                                 ir::index_site(param, slot), ir::kernel_tag(k_.name));
 }
 
 // A statement's right-hand side needs no outer parentheses.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The emitter's whole source and its entry point: the parameters of codegen::buffers(), the
+// The emitter's whole source and its entry point: the parameters of ir::buffers(), the
 // constants and partial results each work-item keeps, one element's gather, body and scatter,
 // and the helpers the body calls, guarded so that several sources can be compiled as one.
 #pragma once
@@ -56,27 +56,32 @@ inline std::string emitter::emit() {
 
 inline void emitter::kernel_definition(source_writer& w) {
   std::string params = "const int pl_start, const int pl_end";
-  for (const kernel_buffer& b : buffers(k_, options{.check_indices = checked_, .writes = writes_, .dats = dats_})) {
+  for (const ir::kernel_buffer& b :
+       buffers(k_, ir::source_options{.check_indices = checked_, .writes = writes_, .dats = dats_})) {
     type(b.type);  // a double buffer needs fp64, even if the body has no double literal
     switch (b.role) {
-      case buffer_role::data:
+      case ir::buffer_role::data:
         params += parloop::detail::format(",\n    {} data{}", d_.buffer(b.type, b.is_const), b.index);
         break;
-      case buffer_role::map:
+      case ir::buffer_role::map:
         params += parloop::detail::format(",\n    {} map{}", d_.buffer(b.type, true), b.index);
         break;
-      case buffer_role::partials:
+      case ir::buffer_role::partials:
         params += parloop::detail::format(",\n    {} arg{}_partials", d_.buffer(b.type, false), b.index);
         break;
-      case buffer_role::groups_done:
+      case ir::buffer_role::groups_done:
         params += parloop::detail::format(",\n    {} pl_groups_done", d_.buffer(b.type, false));
         break;
-      case buffer_role::index_errors:
+      case ir::buffer_role::index_errors:
         params += parloop::detail::format(",\n    {} pl_index_errors", d_.buffer(b.type, false));
         break;
-      case buffer_role::order: params += parloop::detail::format(",\n    {} pl_order", d_.buffer(b.type, true)); break;
-      case buffer_role::plan: params += parloop::detail::format(",\n    {} pl_plan", d_.buffer(b.type, true)); break;
-      case buffer_role::stride: params += parloop::detail::format(",\n    const int data{}_stride", b.index); break;
+      case ir::buffer_role::order:
+        params += parloop::detail::format(",\n    {} pl_order", d_.buffer(b.type, true));
+        break;
+      case ir::buffer_role::plan:
+        params += parloop::detail::format(",\n    {} pl_plan", d_.buffer(b.type, true));
+        break;
+      case ir::buffer_role::stride: params += parloop::detail::format(",\n    const int data{}_stride", b.index); break;
     }
   }
   w.open("{}({})", d_.kernel_head(entry_name(k_)), params);
@@ -167,10 +172,10 @@ inline void emitter::checked_index_helper(source_writer& w) {
          d_.helper_qualifiers(), index_type(), errors);
   w.line("if (pl_i >= 0 && pl_i < pl_bound) return (int)pl_i;");
   w.open("if ({} == 0)", d_.atomic_compare_exchange("pl_errors", "0", "pl_site"));
-  w.line("pl_errors[{}] = (int)pl_i;", static_cast<int>(error_index_low));
-  w.line("pl_errors[{}] = (int)(pl_i >> 32);", static_cast<int>(error_index_high));
-  w.line("pl_errors[{}] = pl_bound;", static_cast<int>(error_bound));
-  w.line("pl_errors[{}] = pl_kernel;", static_cast<int>(error_kernel));
+  w.line("pl_errors[{}] = (int)pl_i;", static_cast<int>(ir::error_index_low));
+  w.line("pl_errors[{}] = (int)(pl_i >> 32);", static_cast<int>(ir::error_index_high));
+  w.line("pl_errors[{}] = pl_bound;", static_cast<int>(ir::error_bound));
+  w.line("pl_errors[{}] = pl_kernel;", static_cast<int>(ir::error_kernel));
   w.close();
   w.line("return 0;");
   w.close();

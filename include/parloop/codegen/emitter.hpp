@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Writes a kernel's IR as device source in a dialect, for a launch strategy: the entry
-// point takes start, end and the buffers of codegen::buffers(); for each of its elements a
+// point takes start, end and the buffers of ir::buffers(); for each of its elements a
 // work-item gathers its arguments into private arrays, runs the body, and scatters
 // them back by access mode. This is the emitter's state and its parts' interface; the parts
 // are the emit_*.hpp files beside it, and codegen/emit.hpp brings them together.
@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "parloop/codegen/dialect.hpp"
-#include "parloop/codegen/layout.hpp"
 #include "parloop/codegen/writer.hpp"
 #include "parloop/core/block_plan.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
+#include "parloop/ir/layout.hpp"
 #include "parloop/ir/written_first.hpp"
 
 namespace parloop::codegen {
@@ -79,11 +79,11 @@ inline bool runs_cells(const ir::kernel& k, const strategy& s, conflicts writes)
 
 class emitter {
  public:
-  emitter(const ir::kernel& k, const dialect& d, const strategy& s, const options& o = {})
+  emitter(const ir::kernel& k, const dialect& d, const strategy& s, const ir::source_options& o = {})
       : k_(k),
         d_(d),
         strategy_(s),
-        checked_(checks_indices(k, o)),
+        checked_(ir::checks_indices(k, o)),
         writes_(o.writes),
         colored_(o.writes == conflicts::colors),
         cells_(runs_cells(k, s, o.writes)),
@@ -109,7 +109,7 @@ class emitter {
   bool staged(const ir::param& p) const { return writes_ == conflicts::blocks && combines_through_map(p.mode, p.kind); }
 
   holding holding_of(const ir::param& p) const {
-    if (is_global_reduction(p)) return holding::partial;
+    if (ir::is_global_reduction(p)) return holding::partial;
     // A global constant is read into registers once per work-item, not once per element.
     if (p.kind == arg_kind::global) return holding::constant;
     return holding::private_copy;
@@ -140,7 +140,7 @@ class emitter {
 
   // Arguments: where their values lie, gathered into private copies and scattered back
   // (emit_arguments.hpp).
-  bool soa(const ir::param& p) const { return by_components(p, options{.dats = dats_}); }
+  bool soa(const ir::param& p) const { return ir::by_components(p, ir::source_options{.dats = dats_}); }
   std::string element_start(const ir::param& p, const std::string& element) const;
   std::string map_target(const ir::param& p, const std::string& slot);
   std::string direct_target(const ir::param& p);

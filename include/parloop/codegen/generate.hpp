@@ -32,7 +32,7 @@ inline const dialect& dialect_of(dialect_kind kind) {
 
 // The kernel as source in one dialect, for one launch strategy.
 inline generated_source generate(const ir::kernel& k, dialect_kind kind,
-                                 const strategy& s = split_n_across_workgroups{}, const options& o = {}) {
+                                 const strategy& s = split_n_across_workgroups{}, const ir::source_options& o = {}) {
   const dialect& d = dialect_of(kind);
   emitter e(k, d, s, o);
   generated_source out{kind, k.name, entry_name(k), e.emit(), {}, {}};

@@ -10,36 +10,37 @@
 
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/generate.hpp"
-#include "parloop/codegen/grid.hpp"
-#include "parloop/codegen/layout.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
+#include "parloop/ir/grid.hpp"
 #include "parloop/ir/kernel.hpp"
+#include "parloop/ir/layout.hpp"
 
 namespace parloop::codegen {
 
 // The functor giving the number of work-groups the strategy's kernel needs for a range (of
 // columns, over an extruded set: `cells` of them per column where it runs a cell per work-item).
-inline grid_size_functor grid_size(const strategy& s, int cells = 0) {
+inline ir::grid_size_functor grid_size(const strategy& s, int cells = 0) {
   parloop::detail::check_strategy(s);
-  const grid_term elements = cells > 0 ? (end() - start()) * constant(cells) : end() - start();
+  using ir::compute_units, ir::constant, ir::end, ir::start;
+  const ir::grid_term elements = cells > 0 ? (end() - start()) * constant(cells) : end() - start();
   return std::visit(
       [&](const auto& v) {
         using S = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<S, split_n_across_workgroups>) {
-          return grid_size_functor(ceil_div(elements, constant(v.block)));
+          return ir::grid_size_functor(ceil_div(elements, constant(v.block)));
         } else if constexpr (std::is_same_v<S, grid_stride>) {
-          return grid_size_functor(min(ceil_div(elements, constant(v.block)), compute_units() * constant(v.waves)));
+          return ir::grid_size_functor(min(ceil_div(elements, constant(v.block)), compute_units() * constant(v.waves)));
         } else if constexpr (std::is_same_v<S, chunked>) {
-          return grid_size_functor(ceil_div(ceil_div(end() - start(), constant(v.per_item)), constant(v.block)));
+          return ir::grid_size_functor(ceil_div(ceil_div(end() - start(), constant(v.per_item)), constant(v.block)));
         } else {
           // Work-item i takes the width from (start / width + i) * width: the last one needed
           // holds end - 1, so there are (end - 1) / width - start / width + 1 of them, none for
           // an empty range. (ceil_div(x + 1, width) - 1 is x / width for x >= 0.)
-          const grid_term w = constant(v.width);
-          const grid_term items =
+          const ir::grid_term w = constant(v.width);
+          const ir::grid_term items =
               min(ceil_div(end(), w) - ceil_div(start() + constant(1), w) + constant(1), end() - start());
-          return grid_size_functor(ceil_div(items, constant(v.block)));
+          return ir::grid_size_functor(ceil_div(items, constant(v.block)));
         }
       },
       s);
@@ -47,9 +48,9 @@ inline grid_size_functor grid_size(const strategy& s, int cells = 0) {
 
 struct kernel_source {
   generated_source code;
-  grid_size_functor grid;
+  ir::grid_size_functor grid;
   int block;
-  std::vector<kernel_buffer> layout;
+  std::vector<ir::kernel_buffer> layout;
 };
 
 // The strategy a kernel is generated for: vectors_across_workgroups gives a loop without
@@ -70,14 +71,14 @@ inline strategy for_kernel(const ir::kernel& k, const strategy& s, conflicts wri
 
 // The kernel in `dialect` for strategy `s`, with its launch geometry.
 inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, const strategy& requested,
-                                 const options& o = {}) {
+                                 const ir::source_options& o = {}) {
   parloop::detail::check_strategy(requested);
   const strategy s = for_kernel(k, requested, o.writes);
   // A two-level plan's launch is a work-group per block of its range (positions in the plan's
   // block order).
-  grid_size_functor grid = o.writes == conflicts::blocks ? grid_size_functor(end() - start())
-                           : runs_cells(k, s, o.writes)  ? grid_size(s, k.extrusion.count)
-                                                         : grid_size(s);
+  ir::grid_size_functor grid = o.writes == conflicts::blocks ? ir::grid_size_functor(ir::end() - ir::start())
+                               : runs_cells(k, s, o.writes)  ? grid_size(s, k.extrusion.count)
+                                                             : grid_size(s);
   return {generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), buffers(k, o)};
 }
 

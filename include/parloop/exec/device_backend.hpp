@@ -51,9 +51,7 @@
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/dialect.hpp"
-#include "parloop/codegen/grid.hpp"
 #include "parloop/codegen/kernel_source.hpp"
-#include "parloop/codegen/layout.hpp"
 #include "parloop/config.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/strategy.hpp"
@@ -62,22 +60,24 @@
 #include "parloop/exec/device_defaults.hpp"
 #include "parloop/exec/index_errors.hpp"
 #include "parloop/exec/reduction_scratch.hpp"
+#include "parloop/ir/grid.hpp"
+#include "parloop/ir/layout.hpp"
 
 namespace parloop::detail {
 
 // A kernel loaded on one device, ready to run: what a backend's build or load returns.
 class launcher {
  public:
-  launcher(codegen::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
+  launcher(ir::grid_size_functor grid, int block, std::vector<ir::kernel_buffer> layout)
       : grid_(std::move(grid)), block_(block), layout_(std::move(layout)) {}
   virtual ~launcher() = default;
   launcher(const launcher&) = delete;
   launcher& operator=(const launcher&) = delete;
 
-  const codegen::grid_size_functor& grid() const { return grid_; }
+  const ir::grid_size_functor& grid() const { return grid_; }
   int block() const { return block_; }
   // The kernel's buffers after start and end, in the order enqueue takes them.
-  std::span<const codegen::kernel_buffer> layout() const { return layout_; }
+  std::span<const ir::kernel_buffer> layout() const { return layout_; }
 
   // Enqueues elements [start, end) on `groups` groups of block() work-items, with `buffers`
   // and then `strides` (the int parameters of buffer_role::stride) in layout() order. Never
@@ -119,9 +119,9 @@ class launcher {
  private:
   std::function<void()> first_launch_work_;
   std::atomic<bool> first_launch_pending_{false};
-  codegen::grid_size_functor grid_;
+  ir::grid_size_functor grid_;
   int block_;
-  std::vector<codegen::kernel_buffer> layout_;
+  std::vector<ir::kernel_buffer> layout_;
 };
 
 // Whoever keeps a backend's launchers (a kernel's cache) and must let go of them when the
@@ -168,7 +168,7 @@ class device_backend : public device_memory {
   virtual codegen::dialect_kind dialect() const = 0;
   // Everything a binary built here depends on besides its source.
   virtual const cache::device_signature& signature() const = 0;
-  virtual codegen::device_facts facts() const = 0;
+  virtual ir::device_facts facts() const = 0;
 
   // Checks that the device can run the source (features, block size), then compiles it.
   virtual std::unique_ptr<launcher> build(const codegen::kernel_source& source) = 0;
@@ -186,7 +186,7 @@ class device_backend : public device_memory {
   exec::reduction_scratch& scratch() { return scratch_; }
   // How this backend's kernels are written (index checks on or off, how dats lie), fixed when
   // it opens.
-  const codegen::options& codegen_options() const { return options_; }
+  const ir::source_options& codegen_options() const { return options_; }
   // How its loops that name none keep combining writes through maps apart: PARLOOP_CONFLICTS
   // when it opened, else the device's own way.
   conflicts default_conflicts() const { return conflicts_; }
@@ -231,7 +231,7 @@ class device_backend : public device_memory {
  private:
   std::uint64_t id_;
   parloop::settings settings_;
-  codegen::options options_;
+  ir::source_options options_;
   conflicts conflicts_;
   std::shared_ptr<const cache::disk_cache> disk_;
   exec::reduction_scratch scratch_;

@@ -34,25 +34,25 @@ inline void enqueue_range(device_backend& device, launcher& l, std::int64_t grou
   std::array<const device_buffer*, 2 * max_loop_args + 3> buffers;
   std::array<int, max_loop_args> strides;
   std::size_t n_buffers = 0, n_partials = 0, n_strides = 0;
-  for (const codegen::kernel_buffer& b : l.layout()) {
+  for (const ir::kernel_buffer& b : l.layout()) {
     const device_buffer* bound = nullptr;
     switch (b.role) {
-      case codegen::buffer_role::stride:
+      case ir::buffer_role::stride:
         strides[n_strides++] = static_cast<int>(views[static_cast<std::size_t>(b.position)].data->component_stride());
         continue;
-      case codegen::buffer_role::data: bound = views[static_cast<std::size_t>(b.position)].data->buffer(); break;
-      case codegen::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->array.buffer(); break;
-      case codegen::buffer_role::partials: {
+      case ir::buffer_role::data: bound = views[static_cast<std::size_t>(b.position)].data->buffer(); break;
+      case ir::buffer_role::map: bound = views[static_cast<std::size_t>(b.position)].map->array.buffer(); break;
+      case ir::buffer_role::partials: {
         const arg_view& v = views[static_cast<std::size_t>(b.position)];
         const std::size_t bytes =
             static_cast<std::size_t>(groups) * static_cast<std::size_t>(v.dim) * scalar_bytes(v.type);
         bound = &device.scratch().partials(device, n_partials++, bytes);
         break;
       }
-      case codegen::buffer_role::groups_done: bound = &device.scratch().groups_done(device); break;
-      case codegen::buffer_role::index_errors: bound = &device.index_errors().record(device); break;
-      case codegen::buffer_role::order:
-      case codegen::buffer_role::plan: bound = order; break;
+      case ir::buffer_role::groups_done: bound = &device.scratch().groups_done(device); break;
+      case ir::buffer_role::index_errors: bound = &device.index_errors().record(device); break;
+      case ir::buffer_role::order:
+      case ir::buffer_role::plan: bound = order; break;
     }
     buffers[n_buffers++] = bound;
   }
@@ -102,7 +102,7 @@ inline void launch_on_device(device_backend& device, kernel_cache& kernels, sign
   // (atomics store a copy back whole; a two-level plan runs a block's elements at once).
   const bool ordered = std::any_of(views.begin(), views.end(), [](const arg_view& v) { return needs_order(v); });
   const conflicts writes = over != nullptr || ordered                    ? conflicts::colors
-                           : !codegen::combines_through_maps(*entry.ir)  ? conflicts::atomics
+                           : !ir::combines_through_maps(*entry.ir)       ? conflicts::atomics
                            : extruded && how.writes == conflicts::blocks ? conflicts::colors
                                                                          : how.writes;
   // The launches: the range itself, or, coloured, each colour's positions in the order (of

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The device side of the index checks: generated code that computes a component or slot index
 // checks it against its bound and records the first violation in one small device buffer (see
-// codegen/layout.hpp for its fields). Loops never wait for it; the next time the host waits
+// ir/layout.hpp for its fields). Loops never wait for it; the next time the host waits
 // for the device (it reads a dat or a global), the record comes back in the same wait and is
 // thrown, then cleared, as the host backend would have thrown it.
 #pragma once
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "parloop/codegen/layout.hpp"
+#include "parloop/ir/layout.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
@@ -36,7 +36,7 @@ class index_errors {
   // Names the kernel a tag stands for in the record; called where a checking kernel is built.
   void name(std::string_view kernel) {
     std::lock_guard lock(names_mutex_);
-    names_.try_emplace(codegen::kernel_tag(kernel), kernel);
+    names_.try_emplace(ir::kernel_tag(kernel), kernel);
   }
 
   // Before a download the host waits for: enqueues a copy of the record, if a kernel that
@@ -53,26 +53,25 @@ class index_errors {
     if (!fetched_) return;
     fetched_ = false;
     const fields f = seen_;
-    if (f[codegen::error_site] == 0) return;
+    if (f[ir::error_site] == 0) return;
     clear(memory);
-    const int site = f[codegen::error_site];
+    const int site = f[ir::error_site];
     const std::int64_t index = static_cast<std::int64_t>(
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(f[codegen::error_index_high])) << 32) |
-        static_cast<std::uint32_t>(f[codegen::error_index_low]));
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(f[ir::error_index_high])) << 32) |
+        static_cast<std::uint32_t>(f[ir::error_index_low]));
     std::string kernel = "?";
     {
       std::lock_guard lock(names_mutex_);
-      if (const auto it = names_.find(f[codegen::error_kernel]); it != names_.end()) kernel = it->second;
+      if (const auto it = names_.find(f[ir::error_kernel]); it != names_.end()) kernel = it->second;
     }
-    throw trace_error(
-        parloop::detail::format("kernel '{}': argument {} has {} {}; index {} is out of range (a computed index, "
-                                "found on the device; PARLOOP_CHECK_INDICES=0 turns the check off)",
-                                kernel, codegen::site_param(site), f[codegen::error_bound],
-                                codegen::site_is_slot(site) ? "map slots" : "components", index));
+    throw trace_error(parloop::detail::format(
+        "kernel '{}': argument {} has {} {}; index {} is out of range (a computed index, "
+        "found on the device; PARLOOP_CHECK_INDICES=0 turns the check off)",
+        kernel, ir::site_param(site), f[ir::error_bound], ir::site_is_slot(site) ? "map slots" : "components", index));
   }
 
  private:
-  using fields = std::array<std::int32_t, codegen::error_fields>;
+  using fields = std::array<std::int32_t, ir::error_fields>;
 
   void clear(detail::device_memory& memory) {
     const fields zero{};

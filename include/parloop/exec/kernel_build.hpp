@@ -27,7 +27,7 @@ namespace parloop::detail {
 // dumped where its settings ask.
 inline codegen::kernel_source source_for(const ir::kernel& k, device_backend& device, const strategy& s,
                                          conflicts writes) {
-  codegen::options options = device.codegen_options();
+  ir::source_options options = device.codegen_options();
   options.writes = writes;
   codegen::kernel_source source = codegen::make_source(k, device.dialect(), s, options);
   if (!device.settings().dump_source.empty()) dump_source(source.code, device.settings().dump_source);

@@ -45,7 +45,7 @@ class kernel_cache {
   }
 
   // The entry's kernel on this backend for this strategy and way of keeping combining writes
-  // apart (codegen::options::writes), built on first use: the strategy makes the source and the
+  // apart (ir::source_options::writes), built on first use: the strategy makes the source and the
   // backend builds it.
   launcher& launcher_for(signature_entry& e, device_backend& device, const strategy& s,
                          conflicts writes = conflicts::atomics);

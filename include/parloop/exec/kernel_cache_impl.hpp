@@ -269,7 +269,7 @@ PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_ba
   std::unique_ptr<launcher> loaded;
   try {
     loaded = build_or_load(device, source_for(*e.ir, device, s, writes), e.ir->name, *stats_);
-    if (codegen::checks_indices(*e.ir, device.codegen_options())) device.index_errors().name(e.ir->name);
+    if (ir::checks_indices(*e.ir, device.codegen_options())) device.index_errors().name(e.ir->name);
     device.adopt(store_);
   } catch (...) {
     lock.lock();

@@ -15,16 +15,16 @@
 
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
-#include "parloop/codegen/grid.hpp"
 #include "parloop/codegen/kernel_source.hpp"
-#include "parloop/codegen/layout.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device_backend.hpp"
 #include "parloop/exec/kernel_entry.hpp"
 #include "parloop/format.hpp"
+#include "parloop/ir/grid.hpp"
 #include "parloop/ir/kernel.hpp"
+#include "parloop/ir/layout.hpp"
 
 namespace parloop::detail {
 
@@ -32,9 +32,9 @@ namespace parloop::detail {
 // generate the same kernel for it are one candidate.
 inline std::vector<loop_launch> launch_candidates(const ir::kernel& k, const device_backend& device) {
   std::vector<conflicts> ways{conflicts::atomics};
-  if (codegen::combines_through_maps(k)) ways.push_back(conflicts::colors);
+  if (ir::combines_through_maps(k)) ways.push_back(conflicts::colors);
   // A loop over an extruded set takes no two-level plan (exec/device_launch.hpp).
-  if (codegen::combines_through_maps(k) && k.extrusion.layers == 0) ways.push_back(conflicts::blocks);
+  if (ir::combines_through_maps(k) && k.extrusion.layers == 0) ways.push_back(conflicts::blocks);
   std::vector<loop_launch> out;
   for (const conflicts c : ways) {
     for (const strategy& s : device.tuning_strategies()) {
@@ -121,7 +121,7 @@ inline std::string size_class_lengths(int c) {
 // size class.
 inline cache::key_material choice_material(const device_backend& device, const ir::kernel& k,
                                            const std::vector<loop_launch>& candidates, int size_class) {
-  codegen::options o = device.codegen_options();
+  ir::source_options o = device.codegen_options();
   o.writes = candidates.front().writes;
   std::string text = parloop::detail::format("parloop autotuning for ranges of size class {} ({}) among:", size_class,
                                              size_class_lengths(size_class));
@@ -131,7 +131,7 @@ inline cache::key_material choice_material(const device_backend& device, const i
   // No launch goes with it: a grid of one group (a functor has at least one operation).
   return {.signature = device.signature(),
           .source = std::move(text),
-          .grid = codegen::grid_size_functor(codegen::constant(1)),
+          .grid = ir::grid_size_functor(ir::constant(1)),
           .block = 1,
           .layout = {}};
 }

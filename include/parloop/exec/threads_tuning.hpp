@@ -29,9 +29,6 @@
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
-#include "parloop/exec/log.hpp"
-#include "parloop/exec/stats.hpp"
-#include "parloop/codegen/grid.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
@@ -41,9 +38,12 @@
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/kernel_entry.hpp"
 #include "parloop/exec/launch_choice.hpp"
+#include "parloop/exec/log.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/exec/threads_launch.hpp"
 #include "parloop/format.hpp"
+#include "parloop/ir/grid.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/print.hpp"
 
@@ -146,7 +146,7 @@ inline cache::key_material threads_choice_material(const runtime_state& state, c
   text += "\n" + ir::to_string(k);
   return {.signature = threads_signature(state),
           .source = std::move(text),
-          .grid = codegen::grid_size_functor(codegen::constant(1)),
+          .grid = ir::grid_size_functor(ir::constant(1)),
           .block = 1,
           .layout = {}};
 }

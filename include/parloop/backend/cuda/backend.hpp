@@ -62,7 +62,7 @@ class backend final : public parloop::detail::device_backend {
   }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::cuda; }
   const cache::device_signature& signature() const override { return signature_; }
-  codegen::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
+  ir::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
 
   std::unique_ptr<parloop::detail::launcher> build(const codegen::kernel_source& source) override {
     check_device_can_run(source);

@@ -57,7 +57,7 @@ class launcher final : public parloop::detail::launcher {
 
   // Keeps the binary, so that record() gives it back without compiling again.
   launcher(std::shared_ptr<const context> shared, std::vector<unsigned char> binary, cache::binary_format format,
-           std::string entry, codegen::grid_size_functor grid, int block, std::vector<codegen::kernel_buffer> layout)
+           std::string entry, ir::grid_size_functor grid, int block, std::vector<ir::kernel_buffer> layout)
       : parloop::detail::launcher(std::move(grid), block, std::move(layout)),
         module_(std::move(shared), binary),
         binary_(std::move(binary)),
@@ -113,7 +113,7 @@ class launcher final : public parloop::detail::launcher {
             binary_,
             grid(),
             block(),
-            std::vector<codegen::kernel_buffer>(layout().begin(), layout().end())};
+            std::vector<ir::kernel_buffer>(layout().begin(), layout().end())};
   }
 
  private:

@@ -68,7 +68,7 @@ class backend final : public parloop::detail::device_backend {
   }
   codegen::dialect_kind dialect() const override { return codegen::dialect_kind::opencl; }
   const cache::device_signature& signature() const override { return signature_; }
-  codegen::device_facts facts() const override { return {ctx_.device().compute_units}; }
+  ir::device_facts facts() const override { return {ctx_.device().compute_units}; }
 
   // The launcher keeps the program of this build: loading it again from its binary would cost
   // a second compile, and a program loaded from a binary takes several times the memory.

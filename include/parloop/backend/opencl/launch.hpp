@@ -23,8 +23,8 @@ namespace parloop::backend::opencl {
 class launcher final : public parloop::detail::launcher {
  public:
   // Keeps the program: the kernel needs it, and OpenCL keeps the context alive for both.
-  launcher(const context& ctx, program_handle program, std::string entry, codegen::grid_size_functor grid, int block,
-           std::vector<codegen::kernel_buffer> layout)
+  launcher(const context& ctx, program_handle program, std::string entry, ir::grid_size_functor grid, int block,
+           std::vector<ir::kernel_buffer> layout)
       : parloop::detail::launcher(std::move(grid), block, std::move(layout)),
         queue_(ctx.queue()),
         program_(std::move(program)),
@@ -73,7 +73,7 @@ class launcher final : public parloop::detail::launcher {
             program_binary(program_),
             grid(),
             block(),
-            std::vector<codegen::kernel_buffer>(layout().begin(), layout().end())};
+            std::vector<ir::kernel_buffer>(layout().begin(), layout().end())};
   }
 
  private:

@@ -18,11 +18,11 @@
 #include "parloop/core/dat_layout.hpp"
 #include "parloop/ir/kernel.hpp"
 
-namespace parloop::codegen {
+namespace parloop::ir {
 
 enum class buffer_role : std::uint8_t {
-  data,          // a dat's or global's values: index is ir::param::data
-  map,           // a map's values: index is ir::param::map
+  data,          // a dat's or global's values: index is param::data
+  map,           // a map's values: index is param::map
   partials,      // one partial result per work-group of a global reduction: index is the parameter
   groups_done,   // how many work-groups have stored their partials; the last one finishes
   index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
@@ -40,7 +40,7 @@ constexpr bool launch_provided(buffer_role r) {
 }
 
 // How the source is written, besides its dialect and strategy.
-struct options {
+struct source_options {
   // Indices the kernel computes are checked against their bound on the device (constant ones
   // were checked while tracing).
   bool check_indices = true;
@@ -52,30 +52,31 @@ struct options {
   // How the device keeps dats of several components.
   dat_layout dats = dat_layout::aos;
 
-  friend bool operator==(const options&, const options&) = default;
+  friend bool operator==(const source_options&, const source_options&) = default;
 };
 
 // Whether the device keeps p's values component by component, each `stride` elements apart.
-inline bool by_components(const ir::param& p, const options& o) {
+inline bool by_components(const param& p, const source_options& o) {
   return o.dats == dat_layout::soa && p.kind != arg_kind::global && p.dim > 1;
 }
 
 // Whether the body indexes an argument by a computed component or slot.
-inline bool has_computed_index(const ir::kernel& k) {
-  const auto computed = [&](ir::id i) { return i != ir::no_id && k.exprs[i].kind != ir::expr_kind::literal; };
-  return std::any_of(k.exprs.begin(), k.exprs.end(), [&](const ir::expr& e) {
-    return e.kind == ir::expr_kind::element && (computed(e.b) || computed(e.c));
-  });
+inline bool has_computed_index(const kernel& k) {
+  const auto computed = [&](id i) { return i != no_id && k.exprs[i].kind != expr_kind::literal; };
+  return std::any_of(k.exprs.begin(), k.exprs.end(),
+                     [&](const expr& e) { return e.kind == expr_kind::element && (computed(e.b) || computed(e.c)); });
 }
 
-inline bool checks_indices(const ir::kernel& k, const options& o) { return o.check_indices && has_computed_index(k); }
+inline bool checks_indices(const kernel& k, const source_options& o) {
+  return o.check_indices && has_computed_index(k);
+}
 
 // Whether two elements of a loop of k can write one target at once: k combines (INC, MIN, MAX)
 // into a dat through a map. (An RW or WRITE through a map whose targets meet runs coloured: the
 // launch asks for conflicts::colors, exec/device_launch.hpp.)
-inline bool combines_through_maps(const ir::kernel& k) {
+inline bool combines_through_maps(const kernel& k) {
   return std::any_of(k.params.begin(), k.params.end(),
-                     [](const ir::param& p) { return combines_through_map(p.mode, p.kind); });
+                     [](const param& p) { return combines_through_map(p.mode, p.kind); });
 }
 
 // What the index checks record of the first violation, as ints: site (0 while there is none),
@@ -106,13 +107,13 @@ struct kernel_buffer {
   friend bool operator==(const kernel_buffer&, const kernel_buffer&) = default;
 };
 
-constexpr bool is_global_reduction(const ir::param& p) { return p.kind == arg_kind::global && p.mode != access::read; }
+constexpr bool is_global_reduction(const param& p) { return p.kind == arg_kind::global && p.mode != access::read; }
 
 // Each distinct dat or global once (read-only if every argument on it is READ), then each
 // distinct map, then the partials of each global reduction and the counter that tells the last
 // work-group to combine them with the global's value, then the index checks' record, then a
 // coloured loop's order or a two-level plan; then the stride of each dat kept by components.
-inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o = {}) {
+inline std::vector<kernel_buffer> buffers(const kernel& k, const source_options& o = {}) {
   std::vector<kernel_buffer> out;
   std::vector<kernel_buffer> strides;
   const int n = static_cast<int>(k.params.size());
@@ -120,13 +121,13 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
     int first = -1;
     bool read_only = true;
     for (int i = 0; i < n; ++i) {
-      const ir::param& p = k.params[static_cast<std::size_t>(i)];
+      const param& p = k.params[static_cast<std::size_t>(i)];
       if (p.data != d) continue;
       if (first < 0) first = i;
       read_only = read_only && p.mode == access::read;
     }
     if (first < 0) break;
-    const ir::param& p = k.params[static_cast<std::size_t>(first)];
+    const param& p = k.params[static_cast<std::size_t>(first)];
     out.push_back({buffer_role::data, d, first, p.type, p.dim, read_only});
     if (by_components(p, o)) strides.push_back({buffer_role::stride, d, first, scalar_type::int32, 1, true});
   }
@@ -141,7 +142,7 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
   }
   bool any_reduction = false;
   for (int i = 0; i < n; ++i) {
-    const ir::param& p = k.params[static_cast<std::size_t>(i)];
+    const param& p = k.params[static_cast<std::size_t>(i)];
     if (!is_global_reduction(p)) continue;
     out.push_back({buffer_role::partials, i, i, p.type, p.dim, false});
     any_reduction = true;
@@ -154,4 +155,4 @@ inline std::vector<kernel_buffer> buffers(const ir::kernel& k, const options& o 
   return out;
 }
 
-}  // namespace parloop::codegen
+}  // namespace parloop::ir

@@ -16,7 +16,7 @@
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 
-namespace parloop::codegen {
+namespace parloop::ir {
 
 // What the device contributes to a grid size.
 struct device_facts {
@@ -233,4 +233,4 @@ class grid_size_functor {
   std::vector<grid_node> program_;
 };
 
-}  // namespace parloop::codegen
+}  // namespace parloop::ir
