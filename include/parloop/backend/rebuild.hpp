@@ -11,6 +11,7 @@
 #include "parloop/cache/rebuild_check.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/format.hpp"
+#include "parloop/whole_file.hpp"
 #if PARLOOP_HAVE_OPENCL
 #include "parloop/backend/opencl/rebuild.hpp"
 #endif
@@ -21,7 +22,7 @@
 namespace parloop::backend {
 
 inline cache::rebuild_verdict check_rebuild(const std::filesystem::path& entry) {
-  const auto bytes = cache::detail::read_file(entry);
+  const auto bytes = parloop::detail::read_file(entry);
   if (!bytes) return {cache::rebuild_outcome::differs, "cannot be read"};
   const cache::decoded_entry decoded = cache::decode_entry(*bytes);
   if (!decoded.record) return {cache::rebuild_outcome::differs, decoded.problem};

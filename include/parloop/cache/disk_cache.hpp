@@ -119,7 +119,7 @@ class disk_cache {
   std::optional<kernel_record> load(const key_material& material, const std::string& key) const {
     const std::filesystem::path path = path_of(material.signature.backend, key);
     if (!private_levels(path.parent_path())) return std::nullopt;
-    const auto bytes = detail::read_file(path);
+    const auto bytes = parloop::detail::read_file(path);
     if (!bytes) return std::nullopt;
     decoded_entry entry = decode_entry(*bytes, &material);
     if (!entry.record) return std::nullopt;
@@ -135,7 +135,8 @@ class disk_cache {
     const std::filesystem::path path = path_of(material.signature.backend, key);
     const std::filesystem::path folder = path.parent_path();
     const std::string bytes = encode_entry(material, record);
-    if (!make_private_folder(folder) || !private_levels(folder) || detail::write_atomically(folder, path, bytes)) {
+    if (!make_private_folder(folder) || !private_levels(folder) ||
+        parloop::detail::write_atomically(folder, path, bytes)) {
       static std::atomic<bool> said{false};
       parloop::detail::warn_once(
           said, parloop::detail::format("disk cache: cannot write in '{}'; kernels are kept in memory only",

@@ -65,7 +65,7 @@ inline std::vector<entry_info> entries(const disk_cache& disk) {
   std::vector<entry_info> out;
   for (const entry_file& f : walk_layout(disk.dir(), false).entries) {
     entry_info info{f.path, f.bytes, f.used, {}, {}, {}, {}};
-    const auto bytes = detail::read_file(f.path);
+    const auto bytes = parloop::detail::read_file(f.path);
     if (!bytes) {
       info.problem = "cannot be read";
     } else {
@@ -117,7 +117,7 @@ inline std::uint64_t export_to(const disk_cache& disk, const std::filesystem::pa
   std::uint64_t count = 0;
   for (const entry_info& e : entries(disk)) {
     if (!e.problem.empty()) continue;
-    const auto bytes = detail::read_file(e.path);
+    const auto bytes = parloop::detail::read_file(e.path);
     if (!bytes) continue;
     detail::put_le(out, bytes->size(), 8);
     out.append(bytes->begin(), bytes->end());
@@ -125,7 +125,7 @@ inline std::uint64_t export_to(const disk_cache& disk, const std::filesystem::pa
   }
   std::error_code ec;
   const std::filesystem::path target = std::filesystem::absolute(file, ec);
-  if (!ec) ec = detail::write_atomically(target.parent_path(), target, out);
+  if (!ec) ec = parloop::detail::write_atomically(target.parent_path(), target, out);
   if (ec) throw error(parloop::detail::format("export: cannot write '{}': {}", file.string(), ec.message()));
   return count;
 }
@@ -149,7 +149,7 @@ inline import_result import_from(const disk_cache& disk, const std::filesystem::
   if (disk.mode() != disk_mode::read_write)
     throw error(parloop::detail::format("cache '{}' is read-only", disk.dir().string()));
   detail::require_file_name("import", file);
-  const auto bytes = detail::read_file(file);
+  const auto bytes = parloop::detail::read_file(file);
   if (!bytes) {
     throw error(
         parloop::detail::format("import: cannot read '{}': {}", file.string(), std::generic_category().message(errno)));

@@ -12,25 +12,16 @@
 
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/dsl/source_array_parameters.hpp"
+#include "parloop/dsl/source_functions.hpp"
 #include "parloop/dsl/source_std_calls.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::codegen {
 
-// Whether C source says `word` as a word of its own.
-inline bool says_word(std::string_view source, std::string_view word) {
-  const auto is_name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
-  for (std::size_t at = source.find(word); at != std::string_view::npos; at = source.find(word, at + 1)) {
-    const std::size_t end = at + word.size();
-    if ((at == 0 || !is_name_char(source[at - 1])) && (end == source.size() || !is_name_char(source[end]))) return true;
-  }
-  return false;
-}
-
 inline std::string emitter::emit() {
   // A C source that computes in double needs the device's fp64, even where no argument is double
   // (an OP2 kernel's constants, say).
-  if (raw() && says_word(k_.raw_source, "double")) type(scalar_type::float64);
+  if (raw() && parloop::detail::names_word(k_.raw_source, "double")) type(scalar_type::float64);
   source_writer kernel;
   kernel_definition(kernel);
 

@@ -155,7 +155,7 @@ inline std::vector<source_definition> function_definitions(std::string_view code
 }
 
 // Whether `text` says `word` as a name; `call`: followed by an opening parenthesis.
-inline bool names_word(std::string_view text, std::string_view word, bool call) {
+inline bool names_word(std::string_view text, std::string_view word, bool call = false) {
   for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
     std::size_t end = at + word.size();
     if ((at > 0 && is_name_char(text[at - 1])) || (end < text.size() && is_name_char(text[end]))) continue;

@@ -16,6 +16,7 @@
 #include "parloop/exec/kernel_cache.hpp"
 #include "parloop/exec/loop_call.hpp"
 #include "parloop/format.hpp"
+#include "parloop/identifier.hpp"
 #include "parloop/ir/builder.hpp"
 #include "parloop/ir/kernel.hpp"
 
@@ -30,7 +31,7 @@ inline constexpr std::size_t max_kernel_name = 128;
 // A traced kernel's name only names its entry point, pl_kernel_<name>: any C identifier of up to
 // max_kernel_name characters will do.
 inline void check_kernel_name(const std::string& name) {
-  if (!ir::detail::is_identifier(name)) {
+  if (!parloop::detail::is_identifier(name)) {
     throw argument_error("kernel name '" + name +
                          "' is not a C identifier: use letters, digits and _, not starting with a digit");
   }

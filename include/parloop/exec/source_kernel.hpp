@@ -18,7 +18,30 @@
 
 namespace parloop {
 
+// How a C kernel function declares a parameter where its C++ declaration is known (OP2's
+// kernels, which C++ also compiles): a pointer to its scalar type, const or not, or a pointer to
+// one such pointer per map slot.
+using source_param = ir::raw_param;
+
 namespace detail {
+
+// The IR of C source `source` defining `name`, called with `params`, each declared as `declared`
+// says where it is given. A kernel without source (OP2's on the host, which calls the function
+// itself) gets an empty body, never compiled.
+inline ir::kernel source_kernel_ir(const std::string& name, const std::string& source,
+                                   std::span<const ir::param> params, std::span<const source_param> declared = {}) {
+  ir::kernel k;
+  k.name = name;
+  k.params.assign(params.begin(), params.end());
+  k.raw_source = source;
+  if (source.empty()) {
+    k.blocks.emplace_back();
+  } else {
+    k.raw_params.assign(declared.begin(), declared.end());
+  }
+  return k;
+}
+
 struct source_kernel_state {
   source_kernel_state(std::string kernel_name, std::string kernel_source)
       : name(std::move(kernel_name)), source(std::move(kernel_source)), cache(name) {}
@@ -59,11 +82,7 @@ class SourceKernel {
   }
   // Its IR for these parameters: the source, to be called with them.
   ir::kernel ir_for(std::span<const ir::param> params) const {
-    ir::kernel k;
-    k.name = state_->name;
-    k.params.assign(params.begin(), params.end());
-    k.raw_source = state_->source;
-    return k;
+    return detail::source_kernel_ir(state_->name, state_->source, params);
   }
   [[noreturn]] void refuse_host() const {
     throw backend_unavailable("kernel '" + state_->name +

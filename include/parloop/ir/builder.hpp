@@ -18,6 +18,7 @@
 
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+#include "parloop/identifier.hpp"
 #include "parloop/ir/kernel.hpp"
 
 namespace parloop::ir {
@@ -40,12 +41,6 @@ struct expr_hash {
     return h;
   }
 };
-
-inline bool is_identifier(std::string_view s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 }  // namespace detail
 
@@ -145,7 +140,7 @@ class builder {
     std::string base(requested.empty() ? fallback : requested);
     // Any C identifier will do: the generated source gives locals a prefix of their own, so
     // that no keyword, macro or built-in of a device language can meet them.
-    if (!requested.empty() && !detail::is_identifier(base)) {
+    if (!requested.empty() && !parloop::detail::is_identifier(base)) {
       throw trace_error(
           parloop::detail::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
                                   "and _, not starting with a digit)",

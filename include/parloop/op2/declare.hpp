@@ -22,6 +22,7 @@
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/format.hpp"
+#include "parloop/identifier.hpp"
 #include "parloop/op2/handles.hpp"
 #include "parloop/op2/program.hpp"
 #include "parloop/op2/types.hpp"
@@ -265,7 +266,7 @@ template <class A>
 void decl_const_spelled(const char* spelled, int dim, const char* type, A&& data, std::size_t pointee) {
   const std::string name = constant_name(spelled);
   const std::string_view text(spelled);
-  const bool plain_name = ir::detail::is_identifier(name);
+  const bool plain_name = parloop::detail::is_identifier(name);
   using value = std::remove_cvref_t<A>;
   if constexpr (std::is_array_v<value>) {
     decl_const(dim, type, &data[0], name, plain_name, std::extent_v<value>);

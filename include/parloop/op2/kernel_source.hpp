@@ -14,14 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "parloop/codegen/emit_kernel.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
-#include "parloop/dsl/source_functions.hpp"
-#include "parloop/dsl/source_includes.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/source_files.hpp"
 #include "parloop/format.hpp"
 #include "parloop/op2/constant_values.hpp"
 #include "parloop/op2/declare.hpp"
@@ -46,13 +44,7 @@ inline std::vector<std::filesystem::path> kernel_folders(const std::vector<std::
 inline std::vector<std::filesystem::path> application_sources(const char* call_file) {
   std::vector<std::filesystem::path> files;
   if (call_file != nullptr) files.emplace_back(call_file);
-  for (const auto& [path, text] : detail::embedded_files()) {
-    const std::string ext = std::filesystem::path(path).extension().string();
-    if ((ext == ".c" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C") &&
-        (call_file == nullptr || detail::embedded_key(call_file) != path)) {
-      files.emplace_back(path);
-    }
-  }
+  for (std::filesystem::path& f : detail::embedded_sources(call_file)) files.push_back(std::move(f));
   return files;
 }
 
@@ -64,20 +56,14 @@ inline std::string kernel_source(const std::string& kernel, const std::vector<st
   const std::vector<std::filesystem::path> folders = kernel_folders(named, call_file);
   std::string searched;
   for (const std::filesystem::path& f : folders) {
-    const std::filesystem::path header = f / (kernel + ".h");
-    if (std::optional<std::string> text = detail::source_file_text(header)) {
-      return detail::resolve_file_includes(kernel, header, *text, include_path(folders));
+    if (std::optional<std::string> text = detail::header_source(kernel, f / (kernel + ".h"), include_path(folders))) {
+      return *std::move(text);
     }
     searched += parloop::detail::format(" '{}'", f.string());
   }
   std::string sources;
   for (const std::filesystem::path& file : application_sources(call_file)) {
-    if (const std::optional<std::string> text = detail::source_file_text(file)) {
-      detail::check_no_nul(kernel, *text, parloop::detail::format("'{}'", file.string()));
-      if (std::optional<std::string> found = detail::function_with_needs(*text, kernel)) {
-        return parloop::detail::format("// kernel '{}' as defined in {}\n{}", kernel, file.string(), *found);
-      }
-    }
+    if (std::optional<std::string> found = detail::definition_source(kernel, file)) return *std::move(found);
     sources += parloop::detail::format(" '{}'", file.string());
   }
   throw argument_error(parloop::detail::format(
@@ -94,9 +80,9 @@ inline std::string kernel_source(const std::string& kernel, const std::vector<st
 inline std::string user_types_source(const std::vector<std::filesystem::path>& named, const char* call_file) {
   const std::vector<std::filesystem::path> folders = kernel_folders(named, call_file);
   for (const std::filesystem::path& f : folders) {
-    const std::filesystem::path file = f / "user_types.h";
-    if (std::optional<std::string> text = detail::source_file_text(file)) {
-      return detail::resolve_file_includes("user_types", file, *text, include_path(folders));
+    if (std::optional<std::string> text =
+            detail::header_source("user_types", f / "user_types.h", include_path(folders))) {
+      return *std::move(text);
     }
   }
   return std::string();
@@ -142,7 +128,7 @@ inline kernel_record& record_for(program& p, const char* kernel_name, const char
           "#ifndef MAX\n#define MAX(a, b) ((a > b) ? (a) : (b))\n#endif\n"
           "#ifndef OP2_STRIDE\n#define OP2_STRIDE(arr, idx) arr[idx]\n#endif\n";
       for (const constant& c : p.constants) {
-        if (codegen::says_word(*r.header, c.name) || codegen::says_word(r.user_types, c.name)) {
+        if (detail::names_word(*r.header, c.name) || detail::names_word(r.user_types, c.name)) {
           source += declaration_of(c);
         }
       }

@@ -23,8 +23,8 @@
 #include "parloop/exec/check.hpp"
 #include "parloop/exec/kernel.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/exec/source_kernel.hpp"
 #include "parloop/format.hpp"
-#include "parloop/ir/kernel.hpp"
 #include "parloop/op2/args.hpp"
 #include "parloop/op2/constant_values.hpp"
 #include "parloop/op2/host_run.hpp"
@@ -37,7 +37,7 @@ namespace parloop::op2 {
 
 // Runs the loop; `call` calls the kernel on one pointer per argument.
 inline void run_loop(const char* kernel, const char* file, const char* name, op_set_core* set,
-                     std::span<const op_arg* const> args, std::span<const ir::raw_param> params,
+                     std::span<const op_arg* const> args, std::span<const source_param> params,
                      detail::function_ref<void(void* const*)> call) {
   program& p = program::current("op_par_loop");
   // Named only when something is wrong: a time step runs its loops each time.
@@ -92,21 +92,15 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   const auto run = [&](range r, std::byte* partials) { host.run(r, partials); };
   const auto start = [&](std::byte* partials) { host.start(partials); };
   const auto combine = [&](const std::byte* partials) { host.combine(partials); };
-  const auto make_ir = [&](std::span<const ir::param> ir_params) {
-    ir::kernel k;
-    k.name = record.name;
-    k.params.assign(ir_params.begin(), ir_params.end());
-    k.raw_source = record.source;
-    // On the host without the kernel's header: an empty body, never compiled (the host calls the
-    // kernel function).
-    if (k.raw_source.empty()) {
-      k.blocks.emplace_back();
-      return k;
-    }
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      if (view_at[i] >= 0) k.raw_params.push_back(params[i]);
-    }
-    return k;
+  // The kernel's parameters as its function declares them, for the views the loop has.
+  std::array<source_param, detail::max_loop_args> declared_params{};
+  std::size_t n_declared = 0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (view_at[i] >= 0) declared_params[n_declared++] = params[i];
+  }
+  const auto make_ir = [&](const auto& ir_params) {
+    return detail::source_kernel_ir(record.name, record.source, ir_params,
+                                    std::span<const source_param>(declared_params.data(), n_declared));
   };
   // A kernel function run on the host reads the application's variables: they hold the declared
   // values while it runs.
@@ -158,7 +152,7 @@ void par_loop(void (*kernel)(P...), const char* kernel_name, const char* file, c
   static_assert(sizeof...(A) >= 1, "parloop's OP2 API: op_par_loop takes at least one argument after the set");
   if constexpr (sizeof...(P) == sizeof...(A)) {
     static_assert((typed_fits<P>(static_cast<const A*>(nullptr)) && ...));
-    static constexpr std::array<ir::raw_param, sizeof...(P)> params{raw_param_of<P>()...};
+    static constexpr std::array<source_param, sizeof...(P)> params{raw_param_of<P>()...};
     const std::array<const op_arg*, sizeof...(A)> list{static_cast<const op_arg*>(&args)...};
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       run_loop(kernel_name, file, name, set, list, params,

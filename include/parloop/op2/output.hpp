@@ -16,12 +16,12 @@
 #include <string_view>
 #include <vector>
 
-#include "parloop/cache/disk_files.hpp"
-#include "parloop/exec/stats.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/stats.hpp"
 #include "parloop/format.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/program.hpp"
+#include "parloop/whole_file.hpp"
 
 namespace parloop::op2 {
 
@@ -46,7 +46,7 @@ inline std::vector<std::byte> whole_dat(op_dat_core& d, int& elements) {
 inline void write_file(std::string_view call, const char* file, const std::string& bytes) {
   const std::filesystem::path target(file);
   const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  if (const std::error_code ec = cache::detail::write_atomically(folder, target, bytes, 0644)) {
+  if (const std::error_code ec = parloop::detail::write_atomically(folder, target, bytes, 0644)) {
     throw error(parloop::detail::format("{}: cannot write '{}': {}", call, target.string(), ec.message()));
   }
 }

@@ -15,8 +15,8 @@
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/source_kernel.hpp"
 #include "parloop/format.hpp"
-#include "parloop/ir/kernel.hpp"
 #include "parloop/op2/args.hpp"
 #include "parloop/op2/handles.hpp"
 #include "parloop/op2/program.hpp"
@@ -35,7 +35,7 @@ constexpr scalar_type kernel_scalar() {
 
 // How an OP2 kernel takes parameter P: T* (const or not), or T** for a vector argument.
 template <class P>
-constexpr ir::raw_param raw_param_of() {
+constexpr source_param raw_param_of() {
   static_assert(std::is_pointer_v<P>, "parloop's OP2 API: each parameter of an OP2 kernel is a pointer");
   using Pointee = std::remove_pointer_t<P>;
   if constexpr (std::is_pointer_v<Pointee>) {
@@ -79,7 +79,7 @@ inline detail::array_state<int>& numbers_of(op_set_core& s) {
 
 // What the kernel's parameter i is given, checked against how it declares it; a global's values
 // are `global`'s.
-inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const ir::raw_param& param, int i,
+inline detail::arg_view view_of(op_set_core& set, const op_arg& a, const source_param& param, int i,
                                 detail::function_ref<std::string()> loop, detail::any_array* global) {
   const auto what = [&] { return parloop::detail::format("{}: argument {}", loop(), i); };
   if (a.scalar != param.type) {
