@@ -13,13 +13,10 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <any>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -39,219 +36,17 @@
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 #include "parloop/mpi/gather.hpp"
-#include "parloop/mpi/graph.hpp"
+#include "parloop/mpi/global_mesh.hpp"
 #include "parloop/mpi/halo_plan.hpp"
 #include "parloop/mpi/link.hpp"
-#include "parloop/mpi/owners.hpp"
-#include "parloop/mpi/partition.hpp"
+#include "parloop/mpi/mesh_gathering.hpp"
+#include "parloop/mpi/mesh_planning.hpp"
+#include "parloop/mpi/partitioning.hpp"
 #include "parloop/mpi/region_order.hpp"
 #include "parloop/mpi/scatter.hpp"
 #include "parloop/mpi/session.hpp"
 
 namespace parloop::mpi {
-
-namespace detail {
-// Values of type T from bytes that travelled (a rank with none has no pointers to copy with).
-template <class T>
-std::vector<T> values_of(const std::vector<std::byte>& bytes) {
-  std::vector<T> v(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
-}  // namespace detail
-
-// Handles of what a global_mesh declares.
-struct set_id {
-  int index;
-};
-struct map_id {
-  int index;
-};
-template <class T, int Dim>
-struct dat_id {
-  int index;
-};
-
-// Where a global mesh's sizes and values are read.
-enum class values_from {
-  // The root's: the whole mesh (the other ranks' may be zero and empty; they are not read).
-  root,
-  // Every rank's: a block of each set, the blocks in rank order making its global numbering, with
-  // the rows of the maps from that block (their values in the target's global numbering) and
-  // the values of the dats on it. A partitioning by_owners gives the block's owners.
-  each_rank,
-};
-
-// The mesh as the whole program sees it. Declared alike on every rank, in the same order; sizes
-// and values are read as `from` says. It owns the values it is given (a vector is moved in, a span
-// copied), so that a temporary's values are still there when distributed_mesh reads them; copies
-// of a global_mesh share them.
-class global_mesh {
- public:
-  global_mesh() = default;
-  explicit global_mesh(values_from from) : from_(from) {}
-  set_id set(index_t size, std::string name) {
-    sets_.push_back({size, std::move(name)});
-    return {static_cast<int>(sets_.size()) - 1};
-  }
-  map_id map(set_id from, set_id to, int arity, std::vector<index_t> values, std::string name) {
-    check_set(from, name);
-    check_set(to, name);
-    std::shared_ptr<const void> kept;
-    const std::span<const index_t> view = keep(std::move(values), kept);
-    maps_.push_back({global_map{from.index, to.index, arity, view}, std::move(name), std::move(kept)});
-    return {static_cast<int>(maps_.size()) - 1};
-  }
-  map_id map(set_id from, set_id to, int arity, std::span<const index_t> values, std::string name) {
-    return map(from, to, arity, std::vector<index_t>(values.begin(), values.end()), std::move(name));
-  }
-  template <class T, int Dim>
-  dat_id<T, Dim> dat(set_id on, std::vector<T> values, std::string name) {
-    check_set(on, name);
-    std::shared_ptr<const void> kept;
-    const std::span<const T> view = keep(std::move(values), kept);
-    dats_.push_back(
-        {on.index, scalar_of<T>(), Dim, std::as_bytes(view), std::move(name),
-         [](const Set& s, scalar_type, std::vector<std::byte> bytes, const std::string& n, int) -> std::any {
-           Dat<T, Dim> d(s, detail::values_of<T>(bytes), n);
-           // Halo values came from the mesh: current.
-           d.state().halo_current = true;
-           return d;
-         },
-         std::move(kept)});
-    return {static_cast<int>(dats_.size()) - 1};
-  }
-  template <class T, int Dim>
-  dat_id<T, Dim> dat(set_id on, std::span<const T> values, std::string name) {
-    return dat<T, Dim>(on, std::vector<T>(values.begin(), values.end()), std::move(name));
-  }
-  // A dat whose type and dimension are known at run time only (OP2's API): `dim` values of `type`
-  // per element, as bytes. distributed_mesh::array gives its storage.
-  int dat(set_id on, scalar_type type, int dim, std::vector<std::byte> values, std::string name) {
-    check_set(on, name);
-    std::shared_ptr<const void> kept;
-    const std::span<const std::byte> view = keep(std::move(values), kept);
-    with_data_scalar(type, parloop::detail::format("global mesh: dat '{}'", name), [](auto) {});
-    dats_.push_back({on.index, type, dim, view, std::move(name), &make_any, std::move(kept)});
-    return static_cast<int>(dats_.size()) - 1;
-  }
-
- private:
-  friend class distributed_mesh;
-  struct set_decl {
-    index_t size;
-    std::string name;
-  };
-  struct map_decl {
-    global_map map;  // its values a view of `kept`
-    std::string name;
-    std::shared_ptr<const void> kept;
-  };
-  struct dat_decl {
-    int set;
-    scalar_type type;
-    int dim;
-    std::span<const std::byte> values;  // a view of `kept`
-    std::string name;
-    std::any (*make)(const Set&, scalar_type, std::vector<std::byte>, const std::string&, int dim);
-    std::shared_ptr<const void> kept;
-  };
-  // A runtime-typed dat's storage on its distributed set, from the values that arrived.
-  static std::any make_any(const Set& s, scalar_type type, std::vector<std::byte> bytes, const std::string& n,
-                           int dim) {
-    parloop::detail::any_array a =
-        parloop::detail::make_any_dat(s, type, bytes.empty() ? nullptr : bytes.data(), n, dim);
-    // Halo values came from the mesh: current.
-    a.owner->halo_current = true;
-    return a;
-  }
-  // Moves `values` where `holder` keeps them, and returns a view of them.
-  template <class T>
-  static std::span<const T> keep(std::vector<T> values, std::shared_ptr<const void>& holder) {
-    auto owned = std::make_shared<const std::vector<T>>(std::move(values));
-    holder = owned;
-    return std::span<const T>(*owned);
-  }
-  void check_set(set_id s, const std::string& what) const {
-    if (s.index < 0 || static_cast<std::size_t>(s.index) >= sets_.size()) {
-      throw argument_error(
-          parloop::detail::format("global mesh: '{}' names set {} of {} declared", what, s.index, sets_.size()));
-    }
-  }
-  // What must be alike on every rank: names, maps' ends and arities, dats' sets, types and dims.
-  std::string declarations() const {
-    std::string out = from_ == values_from::root ? "from the root;" : "from each rank;";
-    for (const set_decl& s : sets_) out += parloop::detail::format("set {};", s.name);
-    for (const map_decl& m : maps_)
-      out += parloop::detail::format("map {} {}->{} x{};", m.name, m.map.from, m.map.to, m.map.arity);
-    for (const dat_decl& d : dats_)
-      out += parloop::detail::format("dat {} on {} {}x{};", d.name, d.set, type_name(d.type), d.dim);
-    return out;
-  }
-
-  values_from from_ = values_from::root;
-  std::vector<set_decl> sets_;
-  std::vector<map_decl> maps_;
-  std::vector<dat_decl> dats_;
-};
-
-// How each rank orders its elements within each of its regions.
-enum class local_order {
-  // For locality: the rank's share of the mesh ordered from the partitioned set as pl::renumber
-  // orders a mesh (mpi/region_order.hpp), so that a mesh numbered at random runs as fast as one
-  // numbered structurally.
-  locality,
-  // By global number.
-  global,
-};
-
-// Which set is partitioned, and how; the owners of the other sets follow (mpi/owners.hpp). The
-// root's partitioning is the one followed.
-class partitioning {
- public:
-  // The target set of `m` cut by the graph in which m joins its targets (cells joined by the
-  // edges between them), with `which` partitioner.
-  static partitioning by_graph(map_id m, graph_partitioner which = default_graph_partitioner) {
-    partitioning p;
-    p.kind_ = kind::graph;
-    p.map_ = m.index;
-    p.partitioner_ = which;
-    return p;
-  }
-  // The set of `coordinates` cut by recursive coordinate bisection.
-  template <int Dim>
-  static partitioning by_coordinates(dat_id<double, Dim> coordinates) {
-    partitioning p;
-    p.kind_ = kind::coordinates;
-    p.dat_ = coordinates.index;
-    return p;
-  }
-  // Set `s` owned as `owners` says (read on the root; or, with values_from::each_rank, each rank's
-  // for its block).
-  static partitioning by_owners(set_id s, std::vector<int> owners) {
-    partitioning p;
-    p.kind_ = kind::given;
-    p.set_ = s.index;
-    p.owners_ = std::move(owners);
-    return p;
-  }
-  // This partitioning, each rank's elements in `order` within their regions (by default, for
-  // locality).
-  partitioning ordered(local_order order) const {
-    partitioning p = *this;
-    p.order_ = order;
-    return p;
-  }
-
- private:
-  friend class distributed_mesh;
-  enum class kind { graph, coordinates, given };
-  kind kind_ = kind::given;
-  int map_ = -1, dat_ = -1, set_ = -1;
-  graph_partitioner partitioner_ = default_graph_partitioner;
-  std::vector<int> owners_;
-  local_order order_ = local_order::locality;
-};
 
 // This rank's share of a distributed mesh: ordinary handles on the runtime it was made for.
 class distributed_mesh {
@@ -268,8 +63,9 @@ class distributed_mesh {
     agree_on_backends(rt);
     agree_on_declarations(given, root);
     // A mesh given rank by rank is put together on the root, which plans it as one it had read.
-    std::optional<whole_mesh> gathered;
-    if (given.from_ == values_from::each_rank) put_together(gathered.emplace(), *link_, given, given_how, root);
+    std::optional<detail::whole_mesh> gathered;
+    if (given.from_ == values_from::each_rank)
+      detail::mesh_gathering::put_together(gathered.emplace(), *link_, given, given_how, root);
     const global_mesh& mesh = gathered ? gathered->mesh : given;
     const partitioning& how = gathered ? gathered->how : given_how;
     // The root plans; every rank learns whether it could before any waits for a plan.
@@ -281,8 +77,8 @@ class distributed_mesh {
     if (rank == root) {
       try {
         for (std::size_t s = 0; s < sizes.size(); ++s) sizes[s] = mesh.sets_[s].size;
-        ordering = {partitioned_set(mesh, how), how.order_ == local_order::locality ? 1 : 0};
-        plans = plan(mesh, how, ordering[0], ranks);
+        ordering = {detail::mesh_planning::partitioned_set(mesh, how), how.order_ == local_order::locality ? 1 : 0};
+        plans = detail::mesh_planning::plan(mesh, how, ordering[0], ranks);
       } catch (const error& e) {
         problem = e.message();
       } catch (const std::exception& e) {
@@ -356,112 +152,6 @@ class distributed_mesh {
   MPI_Comm comm() const { return link_->comm(); }
 
  private:
-  // A mesh given rank by rank, put together on the root (elsewhere only its declarations).
-  struct whole_mesh {
-    global_mesh mesh{values_from::root};
-    partitioning how;
-  };
-
-  // Each rank's share of the mesh on the root, as one mesh. Collective.
-  static void put_together(whole_mesh& whole, mpi_link& link, const global_mesh& shares, const partitioning& how,
-                           int root) {
-    whole.how = how;
-    // Each rank checks its own shares; every rank hears whether all fit, and the first rank whose
-    // did not, before anything is sent.
-    std::string problem;
-    const auto agree_all_fit = [&link, &problem] {
-      std::int32_t first = problem.empty() ? link.ranks() : link.rank();
-      link.all_reduce(&first, 1, scalar_type::int32, access::min);
-      if (first == link.ranks()) return;
-      throw argument_error(problem.empty()
-                               ? parloop::detail::format("distribute: rank {}'s share of the mesh does not fit (its "
-                                                         "error says why)",
-                                                         first)
-                               : parloop::detail::format("distribute: rank {}: {}", link.rank(), problem));
-    };
-    const auto block = [&](int set) {
-      return static_cast<std::size_t>(std::max<index_t>(shares.sets_[static_cast<std::size_t>(set)].size, 0));
-    };
-    const auto found = [&problem](bool wrong, const auto& say) {
-      if (wrong && problem.empty()) problem = say();
-    };
-    for (const global_mesh::set_decl& s : shares.sets_) {
-      found(s.size < 0,
-            [&] { return parloop::detail::format("its block of set '{}' has a negative size, {}", s.name, s.size); });
-    }
-    for (const global_mesh::map_decl& m : shares.maps_) {
-      found(m.map.arity < 1 || m.map.values.size() != block(m.map.from) * static_cast<std::size_t>(m.map.arity), [&] {
-        return parloop::detail::format("map '{}' has {} values for its block of {} elements of arity {}", m.name,
-                                       m.map.values.size(), block(m.map.from), m.map.arity);
-      });
-    }
-    for (const global_mesh::dat_decl& d : shares.dats_) {
-      found(d.values.size() != block(d.set) * scalar_bytes(d.type) * static_cast<std::size_t>(d.dim), [&] {
-        return parloop::detail::format("dat '{}' has {} bytes of values for its block of {} elements of {} {}", d.name,
-                                       d.values.size(), block(d.set), d.dim, type_name(d.type));
-      });
-    }
-    const bool owners_given = how.kind_ == partitioning::kind::given && how.set_ >= 0 &&
-                              static_cast<std::size_t>(how.set_) < shares.sets_.size();
-    found(owners_given && how.owners_.size() != block(how.set_), [&] {
-      return parloop::detail::format("{} owners given for its block of {} elements of set '{}'", how.owners_.size(),
-                                     block(how.set_), shares.sets_[static_cast<std::size_t>(how.set_)].name);
-    });
-    agree_all_fit();
-    // Owners given for their blocks travel from every rank, or from none.
-    const bool all_give_owners = link.all(owners_given), none_give_owners = link.all(!owners_given);
-    if (!all_give_owners && !none_give_owners) {
-      throw argument_error(
-          parloop::detail::format("distribute: rank {} {} owners for its block and other ranks do not: with "
-                                  "values_from::each_rank every rank partitions alike",
-                                  link.rank(), owners_given ? "gives" : "gives no"));
-    }
-    std::vector<std::int64_t> sizes;
-    for (const global_mesh::set_decl& s : shares.sets_) sizes.push_back(s.size);
-    link.all_reduce(sizes.data(), static_cast<int>(sizes.size()), scalar_type::int64, access::inc);
-    for (std::size_t s = 0; s < sizes.size(); ++s) {
-      if (sizes[s] > std::numeric_limits<index_t>::max()) {
-        throw argument_error(
-            parloop::detail::format("distribute: the ranks' blocks make set '{}' of {} elements, more than "
-                                    "parloop's 32-bit indices reach",
-                                    shares.sets_[s].name, sizes[s]));
-      }
-      whole.mesh.sets_.push_back({static_cast<index_t>(sizes[s]), shares.sets_[s].name});
-    }
-    // Each rank's rows against the sets the blocks make: the rank, row and slot named.
-    for (const global_mesh::map_decl& m : shares.maps_) {
-      const std::int64_t targets = sizes[static_cast<std::size_t>(m.map.to)];
-      for (std::size_t i = 0; i < m.map.values.size() && problem.empty(); ++i) {
-        found(m.map.values[i] < 0 || m.map.values[i] >= targets, [&] {
-          return parloop::detail::format(
-              "map '{}': value {} (row {} of its block, slot {}) is outside set '{}' of {} elements", m.name,
-              m.map.values[i], i / static_cast<std::size_t>(m.map.arity), i % static_cast<std::size_t>(m.map.arity),
-              shares.sets_[static_cast<std::size_t>(m.map.to)].name, targets);
-        });
-      }
-    }
-    agree_all_fit();
-    const auto gathered = [&](std::span<const std::byte> mine, const std::string& what) {
-      return gather_blocks(link.comm(), mine, root, what);
-    };
-    if (owners_given)
-      whole.how.owners_ = detail::values_of<int>(gathered(std::as_bytes(std::span(how.owners_)), "the owners"));
-    // Only the root's values are read: its mesh keeps what arrived.
-    const bool at_root = link.rank() == root;
-    for (const global_mesh::map_decl& m : shares.maps_) {
-      global_mesh::map_decl d = m;
-      auto arrived = detail::values_of<index_t>(gathered(std::as_bytes(m.map.values), "map '" + m.name + "'"));
-      if (at_root) d.map.values = global_mesh::keep(std::move(arrived), d.kept);
-      whole.mesh.maps_.push_back(std::move(d));
-    }
-    for (const global_mesh::dat_decl& m : shares.dats_) {
-      global_mesh::dat_decl d = m;
-      auto arrived = gathered(d.values, "dat '" + d.name + "'");
-      if (at_root) d.values = global_mesh::keep(std::move(arrived), d.kept);
-      whole.mesh.dats_.push_back(std::move(d));
-    }
-  }
-
   // A rank on the host or threads backend runs a loop's lambda where a device rank takes part in
   // agreeing on its kernel with the others (exec/kernel_cache.hpp): ranks on the CPU and on
   // devices would wait for each other. Devices of different kinds agree (each compiles what it
@@ -492,84 +182,6 @@ class distributed_mesh {
     }
   }
 
-  // The set `how` partitions, checked against `mesh`.
-  static int partitioned_set(const global_mesh& mesh, const partitioning& how) {
-    switch (how.kind_) {
-      case partitioning::kind::graph:
-        if (how.map_ < 0 || static_cast<std::size_t>(how.map_) >= mesh.maps_.size()) {
-          throw argument_error(parloop::detail::format("partitioning by map {} of {}", how.map_, mesh.maps_.size()));
-        }
-        return mesh.maps_[static_cast<std::size_t>(how.map_)].map.to;
-      case partitioning::kind::coordinates:
-        if (how.dat_ < 0 || static_cast<std::size_t>(how.dat_) >= mesh.dats_.size()) {
-          throw argument_error(
-              parloop::detail::format("partitioning by the coordinates of dat {} of {}", how.dat_, mesh.dats_.size()));
-        }
-        return mesh.dats_[static_cast<std::size_t>(how.dat_)].set;
-      case partitioning::kind::given:
-        if (how.set_ < 0 || static_cast<std::size_t>(how.set_) >= mesh.sets_.size()) {
-          throw argument_error(parloop::detail::format("owners given for set {} of {}", how.set_, mesh.sets_.size()));
-        }
-        return how.set_;
-    }
-    throw argument_error("partitioning of an unknown kind");
-  }
-
-  // Every rank's plan, `partitioned` (partitioned_set's) cut as `how` says.
-  static std::vector<rank_plan> plan(const global_mesh& mesh, const partitioning& how, int partitioned, int ranks) {
-    std::vector<index_t> sizes;
-    for (const auto& s : mesh.sets_) sizes.push_back(s.size);
-    std::vector<global_map> maps;
-    for (const auto& m : mesh.maps_) maps.push_back(m.map);
-    for (std::size_t i = 0; i < mesh.dats_.size(); ++i) {
-      const auto& d = mesh.dats_[i];
-      const std::size_t expected = static_cast<std::size_t>(sizes[static_cast<std::size_t>(d.set)]) *
-                                   scalar_bytes(d.type) * static_cast<std::size_t>(d.dim);
-      if (d.values.size() != expected) {
-        throw argument_error(parloop::detail::format("dat '{}' has {} bytes of values for {} elements of {} {}", d.name,
-                                                     d.values.size(), sizes[static_cast<std::size_t>(d.set)], d.dim,
-                                                     type_name(d.type)));
-      }
-    }
-    for (const auto& decl : mesh.maps_) {
-      const global_map& m = decl.map;
-      const std::string& name = decl.name;
-      const index_t targets = sizes[static_cast<std::size_t>(m.to)];
-      if (m.arity < 1 || m.values.size() != static_cast<std::size_t>(sizes[static_cast<std::size_t>(m.from)]) *
-                                                static_cast<std::size_t>(m.arity)) {
-        throw argument_error(parloop::detail::format("map '{}' has {} values for {} elements of arity {}", name,
-                                                     m.values.size(), sizes[static_cast<std::size_t>(m.from)],
-                                                     m.arity));
-      }
-      for (std::size_t i = 0; i < m.values.size(); ++i) {
-        if (m.values[i] < 0 || m.values[i] >= targets) {
-          throw argument_error(parloop::detail::format(
-              "map '{}': value {} (element {}, slot {}) is outside set '{}' of {} elements", name, m.values[i],
-              i / static_cast<std::size_t>(m.arity), i % static_cast<std::size_t>(m.arity),
-              mesh.sets_[static_cast<std::size_t>(m.to)].name, targets));
-        }
-      }
-    }
-    std::vector<int> owners;
-    switch (how.kind_) {
-      case partitioning::kind::graph: {
-        const auto& m = maps[static_cast<std::size_t>(how.map_)];
-        owners = partition_graph(joined_by(m.values, m.arity, sizes[static_cast<std::size_t>(m.to)]), ranks,
-                                 how.partitioner_);
-        break;
-      }
-      case partitioning::kind::coordinates: {
-        const auto& d = mesh.dats_[static_cast<std::size_t>(how.dat_)];
-        owners = partition_coordinates(
-            std::span<const double>(reinterpret_cast<const double*>(d.values.data()), d.values.size() / sizeof(double)),
-            d.dim, ranks);
-        break;
-      }
-      case partitioning::kind::given: owners = how.owners_; break;
-    }
-    return plan_halos(sizes, maps, derive_owners(sizes, maps, partitioned, std::move(owners), ranks), ranks);
-  }
-
   std::shared_ptr<const parloop::detail::set_distribution> distribution_of(const rank_set& rs,
                                                                            index_t global_size) const {
     auto d = std::make_shared<parloop::detail::set_distribution>();
@@ -590,49 +202,6 @@ class distributed_mesh {
     flatten(rs.export_to, d->exports, d->export_offsets);
     flatten(rs.import_from, d->imports, d->import_offsets);
     return d;
-  }
-
-  // Each rank's values of a dat on set `set`, in the plan's order, from the root's global values
-  // (`width` bytes per element).
-  static std::vector<std::byte> scatter_values(MPI_Comm comm, const std::vector<rank_plan>& plans, int set,
-                                               std::span<const std::byte> values, std::size_t width,
-                                               const std::vector<index_t>& sizes, int root, const std::string& name) {
-    const int rank = rank_of(comm);
-    std::vector<std::byte> packed;
-    std::vector<int> counts, offsets;
-    int ok = 1;
-    if (rank == root) {
-      std::size_t total = 0;
-      for (const rank_plan& p : plans) {
-        const auto bytes = p.sets[static_cast<std::size_t>(set)].global.size() * width;
-        ok = ok != 0 && total + bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()) ? 1 : 0;
-        counts.push_back(static_cast<int>(bytes));
-        offsets.push_back(static_cast<int>(total));
-        total += bytes;
-      }
-      if (ok != 0) {
-        packed.resize(total);
-        std::byte* out = packed.data();
-        for (const rank_plan& p : plans) {
-          const std::vector<index_t>& global = p.sets[static_cast<std::size_t>(set)].global;
-          parloop::detail::gather_rows(out, values.data(), width, global);
-          out += global.size() * width;
-        }
-      }
-    }
-    check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
-    if (ok == 0) {
-      throw argument_error(
-          parloop::detail::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
-                                  "message",
-                                  name, sizes[static_cast<std::size_t>(set)], width));
-    }
-    int mine = 0;
-    check(MPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, root, comm), "MPI_Scatter");
-    std::vector<std::byte> out(static_cast<std::size_t>(mine));
-    check(MPI_Scatterv(packed.data(), counts.data(), offsets.data(), MPI_BYTE, out.data(), mine, MPI_BYTE, root, comm),
-          "MPI_Scatterv");
-    return out;
   }
 
   std::shared_ptr<mpi_link> link_;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Every rank's plan made on one rank (from the global mesh it read) and sent to its rank: a plan
 // travels as one message of index_t words -- for each set its region ends, numbering, imports and
-// exports, then each local map -- which the receiver reads back with every length checked.
+// exports, then each local map -- which the receiver reads back with every length checked. Then
+// each dat's values, in the order of each rank's plan.
 #pragma once
 
 #include <mpi.h>
@@ -10,10 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "parloop/config.hpp"
+#include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 #include "parloop/mpi/halo_plan.hpp"
@@ -176,6 +179,49 @@ inline rank_plan scatter_plans(MPI_Comm comm, const std::vector<rank_plan>& plan
   rank_plan mine = detail::plan_from_words(words);
   detail::check_received(mine, size);
   return mine;
+}
+
+// Each rank's values of a dat on set `set`, in the plan's order, from the root's global values
+// (`width` bytes per element).
+inline std::vector<std::byte> scatter_values(MPI_Comm comm, const std::vector<rank_plan>& plans, int set,
+                                             std::span<const std::byte> values, std::size_t width,
+                                             const std::vector<index_t>& sizes, int root, const std::string& name) {
+  const int rank = rank_of(comm);
+  std::vector<std::byte> packed;
+  std::vector<int> counts, offsets;
+  int ok = 1;
+  if (rank == root) {
+    std::size_t total = 0;
+    for (const rank_plan& p : plans) {
+      const auto bytes = p.sets[static_cast<std::size_t>(set)].global.size() * width;
+      ok = ok != 0 && total + bytes <= static_cast<std::size_t>(std::numeric_limits<int>::max()) ? 1 : 0;
+      counts.push_back(static_cast<int>(bytes));
+      offsets.push_back(static_cast<int>(total));
+      total += bytes;
+    }
+    if (ok != 0) {
+      packed.resize(total);
+      std::byte* out = packed.data();
+      for (const rank_plan& p : plans) {
+        const std::vector<index_t>& global = p.sets[static_cast<std::size_t>(set)].global;
+        parloop::detail::gather_rows(out, values.data(), width, global);
+        out += global.size() * width;
+      }
+    }
+  }
+  check(MPI_Bcast(&ok, 1, MPI_INT, root, comm), "MPI_Bcast");
+  if (ok == 0) {
+    throw argument_error(
+        parloop::detail::format("distribute: dat '{}' of {} elements of {} bytes is too large to send in one "
+                                "message",
+                                name, sizes[static_cast<std::size_t>(set)], width));
+  }
+  int mine = 0;
+  check(MPI_Scatter(counts.data(), 1, MPI_INT, &mine, 1, MPI_INT, root, comm), "MPI_Scatter");
+  std::vector<std::byte> out(static_cast<std::size_t>(mine));
+  check(MPI_Scatterv(packed.data(), counts.data(), offsets.data(), MPI_BYTE, out.data(), mine, MPI_BYTE, root, comm),
+        "MPI_Scatterv");
+  return out;
 }
 
 }  // namespace parloop::mpi
