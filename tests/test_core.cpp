@@ -580,6 +580,11 @@ TEST_CASE("braced values are values, and a moved-from object is an error", "[cor
   const pl::Global<double> kept_global = std::move(moved_global);
   CHECK_THROWS_WITH(moved_global.value(), Contains("a Global that was moved from is used"));
   CHECK(kept_global.value() == 1.0);
+  pl::Set moved_set(rt, 5, "moved");
+  const pl::Set kept_set = std::move(moved_set);
+  CHECK_THROWS_WITH(moved_set.size(), Contains("a Set that was moved from is used"));
+  CHECK_THROWS_WITH(pl::par_loop(k, moved_set, kept(pl::INC)), Contains("a Set that was moved from is used"));
+  CHECK(kept_set.size() == 5);
 }
 
 }  // namespace test_core

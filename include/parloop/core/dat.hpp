@@ -11,6 +11,7 @@
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/array_state.hpp"
+#include "parloop/core/handle.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
@@ -33,7 +34,8 @@ std::shared_ptr<array_state<T>> make_dat_state(const Set& set, std::vector<T> va
 
 // A handle: copies share the data.
 template <class T, int Dim = 1>
-class Dat {
+class Dat : public detail::shared_handle<detail::array_state<T>, detail::dat_handle_name> {
+  using handle = detail::shared_handle<detail::array_state<T>, detail::dat_handle_name>;
   static_assert(is_data_scalar<T>, "parloop: a Dat holds float, double, std::int32_t or std::int64_t");
   static_assert(Dim >= 1, "parloop: a Dat has at least one component per element");
 
@@ -112,14 +114,10 @@ class Dat {
     return {&state(), &map.state(), 0};
   }
 
-  // A dat moved from holds nothing: using it is an error, not a crash.
-  detail::array_state<T>& state() const {
-    if (!state_) throw argument_error("a Dat that was moved from is used");
-    return *state_;
-  }
+  using handle::state;
 
  private:
-  std::shared_ptr<detail::array_state<T>> state_;
+  using handle::state_;
 };
 
 }  // namespace parloop

@@ -11,6 +11,7 @@
 #include "parloop/core/access.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/array_state.hpp"
+#include "parloop/core/handle.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/error.hpp"
 
@@ -19,7 +20,8 @@ namespace parloop {
 // A handle: copies share the value. A reduction combines with the value the global holds:
 // INC adds to it, MIN and MAX compare against it, as in OP2.
 template <class T, int Dim = 1>
-class Global {
+class Global : public detail::shared_handle<detail::array_state<T>, detail::global_handle_name> {
+  using handle = detail::shared_handle<detail::array_state<T>, detail::global_handle_name>;
   static_assert(is_data_scalar<T>, "parloop: a Global holds float, double, std::int32_t or std::int64_t");
   static_assert(Dim >= 1, "parloop: a Global has at least one component");
 
@@ -60,14 +62,10 @@ class Global {
     return {&state()};
   }
 
-  // A global moved from holds nothing: using it is an error, not a crash.
-  detail::array_state<T>& state() const {
-    if (!state_) throw argument_error("a Global that was moved from is used");
-    return *state_;
-  }
+  using handle::state;
 
  private:
-  std::shared_ptr<detail::array_state<T>> state_;
+  using handle::state_;
 };
 
 }  // namespace parloop

@@ -14,6 +14,7 @@
 #include "parloop/config.hpp"
 #include "parloop/core/block_plan.hpp"
 #include "parloop/core/coloring.hpp"
+#include "parloop/core/handle.hpp"
 #include "parloop/core/map_collisions.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
@@ -142,7 +143,7 @@ struct map_state : std::enable_shared_from_this<map_state> {
 };
 }  // namespace detail
 
-class Map {
+class Map : public detail::shared_handle<detail::map_state, detail::map_handle_name> {
  public:
   // Braced values are values (without this, `{0, 1, 1, 2}` would become the name).
   Map(const Set& from, const Set& to, int arity, std::initializer_list<index_t> values, std::string name = {})
@@ -199,19 +200,10 @@ class Map {
   std::span<const index_t> values() const { return state().user_values.empty() ? state().values : state().user_values; }
   index_t rows() const { return state().rows; }
 
-  friend bool operator==(const Map& a, const Map& b) { return a.state_ == b.state_; }
+  friend bool operator==(const Map& a, const Map& b) { return a.same_as(b); }
 
   // The map made around `made` (pl::extrude's).
-  explicit Map(std::shared_ptr<detail::map_state> made) : state_(std::move(made)) {}
-
-  // A map moved from holds nothing: using it is an error, not a crash.
-  detail::map_state& state() const {
-    if (!state_) throw argument_error("a Map that was moved from is used");
-    return *state_;
-  }
-
- private:
-  std::shared_ptr<detail::map_state> state_;
+  explicit Map(std::shared_ptr<detail::map_state> made) : shared_handle(std::move(made)) {}
 };
 
 }  // namespace parloop

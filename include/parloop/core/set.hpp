@@ -9,6 +9,7 @@
 
 #include "parloop/config.hpp"
 #include "parloop/core/distribution.hpp"
+#include "parloop/core/handle.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
@@ -57,7 +58,7 @@ inline std::string default_name(const char* kind) {
 }  // namespace detail
 
 // A handle: copies refer to the same set, and two sets are the same only if they are one.
-class Set {
+class Set : public detail::shared_handle<detail::set_state, detail::set_handle_name> {
  public:
   Set(const Runtime& rt, index_t size, std::string name = {}) {
     if (size < 0) throw data_error("set '" + name + "' has negative size " + std::to_string(size));
@@ -79,38 +80,32 @@ class Set {
         detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}, nullptr, 0, false});
   }
 
-  index_t size() const { return state_->size; }
-  const std::string& name() const { return state_->name; }
-  const Runtime& runtime() const { return state_->runtime; }
+  index_t size() const { return state().size; }
+  const std::string& name() const { return state().name; }
+  const Runtime& runtime() const { return state().runtime; }
   // Null unless the set is distributed over ranks.
-  const detail::set_distribution* distribution() const { return state_->distribution.get(); }
+  const detail::set_distribution* distribution() const { return state().distribution.get(); }
   // The elements this rank owns: the first owned() of size(); all of them unless distributed.
-  index_t owned() const { return state_->distribution ? state_->distribution->owned_end : state_->size; }
+  index_t owned() const { return state().distribution ? state().distribution->owned_end : state().size; }
   // The elements on all ranks together: size() unless distributed.
-  index_t global_size() const { return state_->distribution ? state_->distribution->global_size : state_->size; }
+  index_t global_size() const { return state().distribution ? state().distribution->global_size : state().size; }
 
   // Whether pl::renumber has put the set's elements in another order for loops; the user's
   // element loop_element is then user_number(loop_element).
-  bool renumbered() const { return state_->user_of_loop != nullptr; }
+  bool renumbered() const { return state().user_of_loop != nullptr; }
   index_t user_number(index_t loop_element) const {
-    return state_->user_of_loop ? (*state_->user_of_loop)[static_cast<std::size_t>(loop_element)] : loop_element;
+    return state().user_of_loop ? (*state().user_of_loop)[static_cast<std::size_t>(loop_element)] : loop_element;
   }
 
   // Whether the set is extruded (an ExtrudedSet, core/extruded_set.hpp): a loop over it runs
   // the layers of each column of its base.
-  bool extruded() const { return state_->base != nullptr; }
+  bool extruded() const { return state().base != nullptr; }
 
-  friend bool operator==(const Set& a, const Set& b) { return a.state_ == b.state_; }
-
-  // What renumbering changes and reads (core/renumber.hpp).
-  detail::set_state& state() const { return *state_; }
+  friend bool operator==(const Set& a, const Set& b) { return a.same_as(b); }
 
  protected:
-  explicit Set(std::shared_ptr<detail::set_state> s) : state_(std::move(s)) {}
+  explicit Set(std::shared_ptr<detail::set_state> s) : shared_handle(std::move(s)) {}
   const std::shared_ptr<detail::set_state>& shared_state() const { return state_; }
-
- private:
-  std::shared_ptr<detail::set_state> state_;
 };
 
 }  // namespace parloop

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "parloop/config.hpp"
+#include "parloop/core/handle.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
@@ -74,7 +75,7 @@ struct subset_state {
 // (as a map's values are, also once pl::renumber has reordered it); they are sorted and
 // duplicates dropped, as PyOP2's are. Empty is allowed. On a distributed set, the indices are
 // this rank's local elements, halos included.
-class Subset {
+class Subset : public detail::shared_handle<detail::subset_state, detail::subset_handle_name> {
  public:
   // Braced values are indices (without this, `{0, 2}` would become the name).
   Subset(const Set& superset, std::initializer_list<index_t> indices, std::string name = {})
@@ -115,7 +116,7 @@ class Subset {
     return static_cast<index_t>(std::lower_bound(i.begin(), i.end(), superset().owned()) - i.begin());
   }
 
-  friend bool operator==(const Subset& a, const Subset& b) { return a.state_ == b.state_; }
+  friend bool operator==(const Subset& a, const Subset& b) { return a.same_as(b); }
 
   // Set algebra, on subsets of one superset (a set stands for all its elements); the result is
   // a new subset of that superset.
@@ -144,12 +145,6 @@ class Subset {
     std::vector<index_t> every(static_cast<std::size_t>(s.size()));
     for (std::size_t i = 0; i < every.size(); ++i) every[i] = static_cast<index_t>(i);
     return Subset(s, std::move(every), std::move(name));
-  }
-
-  // A subset moved from holds nothing: using it is an error, not a crash.
-  detail::subset_state& state() const {
-    if (!state_) throw argument_error("a Subset that was moved from is used");
-    return *state_;
   }
 
  private:
@@ -181,8 +176,6 @@ class Subset {
     merge(x, y, std::back_inserter(out));
     return Subset(a.superset(), std::move(out), parloop::detail::format("({} {} {})", a.name(), op, b.name()));
   }
-
-  std::shared_ptr<detail::subset_state> state_;
 };
 
 // A set in set algebra with a subset of it: all its elements.

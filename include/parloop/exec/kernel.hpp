@@ -5,12 +5,14 @@
 #include <array>
 #include <cctype>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "parloop/core/handle.hpp"
 #include "parloop/dsl/trace.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel_cache.hpp"
@@ -86,6 +88,35 @@ inline void check_source_kernel_name(const std::string& name) {
   }
 }
 
+// What Kernel and SourceKernel share: a name and the cache of what was compiled for it, which
+// copies share.
+template <class State, const char* Name>
+class kernel_handle : public shared_handle<State, Name> {
+ public:
+  const std::string& name() const { return this->state().name; }
+  // How many times it has been compiled (once per signature, device and strategy) and called by
+  // par_loop (on any backend).
+  std::uint64_t compiles() const { return cache().compiles(); }
+  std::uint64_t launches() const { return cache().launches(); }
+  // How many of its compiled kernels came from another rank (a loop on a distributed set: one
+  // rank compiles, the others receive).
+  std::uint64_t received() const { return cache().received(); }
+  // Compiled kernels kept now: one per signature, runtime and strategy used, until the runtime closes.
+  std::size_t launchers() const { return cache().launchers(); }
+  kernel_cache& cache() const { return this->state().cache; }
+
+ protected:
+  // Its entry in the cache for these arguments: found, or its IR made by make_ir.
+  template <class MakeIr, class... Args>
+  signature_entry& entry_with(const MakeIr& make_ir, const Args&... args) const {
+    const std::array<arg_view, sizeof...(Args)> views{view_of(args)...};
+    return entry_of(cache(), name(), views, make_ir);
+  }
+};
+
+inline constexpr char kernel_handle_name[] = "Kernel";
+inline constexpr char source_kernel_handle_name[] = "SourceKernel";
+
 template <class F>
 struct kernel_state {
   kernel_state(std::string kernel_name, F kernel_fn)
@@ -99,25 +130,16 @@ struct kernel_state {
 
 // A handle: copies share what was traced.
 template <class F>
-class Kernel {
+class Kernel : public detail::kernel_handle<detail::kernel_state<F>, detail::kernel_handle_name> {
  public:
   Kernel(std::string name, F fn) {
     detail::check_kernel_name(name);
-    state_ = std::make_shared<detail::kernel_state<F>>(std::move(name), std::move(fn));
+    this->state_ = std::make_shared<detail::kernel_state<F>>(std::move(name), std::move(fn));
   }
 
-  const std::string& name() const { return state_->name; }
-  const F& function() const { return state_->fn; }
-  // How many times the lambda has been traced (once per argument signature), compiled (once
-  // per signature, device and strategy) and called by par_loop (on any backend).
-  std::uint64_t traces() const { return state_->cache.traces(); }
-  std::uint64_t compiles() const { return state_->cache.compiles(); }
-  std::uint64_t launches() const { return state_->cache.launches(); }
-  // How many of its compiled kernels came from another rank (a loop on a distributed set: one
-  // rank compiles, the others receive).
-  std::uint64_t received() const { return state_->cache.received(); }
-  // Compiled kernels kept now: one per signature, runtime and strategy used, until the runtime closes.
-  std::size_t launchers() const { return state_->cache.launchers(); }
+  const F& function() const { return this->state().fn; }
+  // How many times the lambda has been traced: once per argument signature.
+  std::uint64_t traces() const { return this->cache().traces(); }
 
   // The kernel's IR for these arguments, traced on first use.
   template <class... Args>
@@ -128,25 +150,19 @@ class Kernel {
   // Its entry in the kernel's cache for these arguments: found, or traced.
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
-    const std::array<detail::arg_view, sizeof...(Args)> views{detail::view_of(args)...};
-    return detail::entry_of(state_->cache, state_->name, views,
-                            [&](std::span<const ir::param>) { return trace(args...); });
+    return this->entry_with([&](std::span<const ir::param>) { return trace(args...); }, args...);
   }
   // The lambda traced with these arguments.
   template <class... Args>
   ir::kernel trace(const Args&... args) const {
-    return dsl::trace(state_->name, state_->fn, args...);
+    return dsl::trace(this->name(), function(), args...);
   }
   // The lambda traced with these arguments as `params` describe them (a loop over an extruded
   // set's: which are layered, how many slots a map has over interior facets).
   template <class... Args>
   ir::kernel trace_as(std::span<const ir::param> params, const Args&... args) const {
-    return dsl::trace_as(state_->name, state_->fn, params, args...);
+    return dsl::trace_as(this->name(), function(), params, args...);
   }
-  detail::kernel_cache& cache() const { return state_->cache; }
-
- private:
-  std::shared_ptr<detail::kernel_state<F>> state_;
 };
 
 template <class F>

@@ -55,7 +55,7 @@ struct source_kernel_state {
 // order (const for READ): a dat's Dim components, a whole-map argument's arity * Dim values
 // slot by slot, a global's Dim values. Its #include lines are replaced by the files they name,
 // found in `headers` (dsl/source_includes.hpp) and read now. It runs on device backends only.
-class SourceKernel {
+class SourceKernel : public detail::kernel_handle<detail::source_kernel_state, detail::source_kernel_handle_name> {
  public:
   SourceKernel(std::string name, const std::string& source, const include_path& headers = {}) {
     detail::check_source_kernel_name(name);
@@ -66,8 +66,7 @@ class SourceKernel {
     state_ = std::make_shared<detail::source_kernel_state>(std::move(name), std::move(resolved));
   }
 
-  const std::string& name() const { return state_->name; }
-  const std::string& source() const { return state_->source; }
+  const std::string& source() const { return state().source; }
 
   template <class... Args>
   std::shared_ptr<const ir::kernel> ir(const Args&... args) const {
@@ -76,27 +75,17 @@ class SourceKernel {
 
   template <class... Args>
   detail::signature_entry& entry(const Args&... args) const {
-    const std::array<detail::arg_view, sizeof...(Args)> views{detail::view_of(args)...};
-    return detail::entry_of(state_->cache, state_->name, views,
-                            [&](std::span<const ir::param> p) { return ir_for(p); });
+    return entry_with([&](std::span<const ir::param> p) { return ir_for(p); }, args...);
   }
   // Its IR for these parameters: the source, to be called with them.
   ir::kernel ir_for(std::span<const ir::param> params) const {
-    return detail::source_kernel_ir(state_->name, state_->source, params);
+    return detail::source_kernel_ir(name(), source(), params);
   }
   [[noreturn]] void refuse_host() const {
-    throw backend_unavailable("kernel '" + state_->name +
+    throw backend_unavailable("kernel '" + name() +
                               "' is C source: it needs a device backend (PARLOOP_BACKEND=opencl or cuda); the host "
                               "and threads backends run pl::kernel lambdas");
   }
-  detail::kernel_cache& cache() const { return state_->cache; }
-  std::uint64_t compiles() const { return state_->cache.compiles(); }
-  std::uint64_t launches() const { return state_->cache.launches(); }
-  std::uint64_t received() const { return state_->cache.received(); }
-  std::size_t launchers() const { return state_->cache.launchers(); }
-
- private:
-  std::shared_ptr<detail::source_kernel_state> state_;
 };
 
 inline SourceKernel kernel_from_source(std::string name, const std::string& c_source,
