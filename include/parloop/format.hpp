@@ -8,10 +8,16 @@
 
 #include <string>
 
-#include <fmt/format.h>
-
 #ifndef PARLOOP_CHECK_FORMATS
 #define PARLOOP_CHECK_FORMATS 0
+#endif
+
+// fmt's core API (vformat, the argument store) is all an unchecked string needs; the checks and
+// the formatting itself are fmt/format.h's and the fmt library's.
+#if PARLOOP_CHECK_FORMATS
+#include <fmt/format.h>
+#else
+#include <fmt/core.h>
 #endif
 
 namespace parloop::detail {

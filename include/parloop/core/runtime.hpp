@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/core/thread_count.hpp"
 #include "parloop/core/thread_pool.hpp"
 #include "parloop/core/trace_checks.hpp"
 #include "parloop/core/validity.hpp"
@@ -117,34 +117,17 @@ inline std::string not_built(backend_kind kind) {
                                  backend_name(kind));
 }
 
-inline backend_status status_of(backend_kind kind, const settings& s = settings::from_environment()) {
-  if (runs_lambdas(kind)) return {kind, true, ""};
-  const backend_entry* entry = backend_entry_of(kind);
-  return entry != nullptr ? entry->status(s) : backend_status{kind, false, not_built(kind)};
-}
+PARLOOP_FUNC backend_status status_of(backend_kind kind, const settings& s = settings::from_environment());
 
 // The state's fields `s` decides before a backend opens, and the process's switches.
-inline void apply(runtime_state& state, const settings& s) {
-  state.settings = s;
-  state.default_conflicts = s.conflicts.value_or(conflicts::atomics);
-  state.autotune = s.autotune;
-  state.trace_checks = s.check_traces;
-  process_settings().log.store(s.log);
-  if (s.stats) process_settings().stats.store(true);
-}
+PARLOOP_FUNC void apply(runtime_state& state, const settings& s);
 
 }  // namespace detail
 
 // Every backend parloop knows, best first, with whether it is usable here (on the devices `s`
 // selects): a GPU (CUDA, then OpenCL), the CPU's cores (threads, then OpenCL on a CPU device),
 // one core (host).
-inline std::vector<backend_status> backends(const settings& s = settings::from_environment()) {
-  std::vector<backend_status> out{detail::status_of(backend_kind::cuda, s), detail::status_of(backend_kind::opencl, s),
-                                  detail::status_of(backend_kind::threads, s),
-                                  detail::status_of(backend_kind::host, s)};
-  if (out[1].cpu_device) std::swap(out[1], out[2]);
-  return out;
-}
+PARLOOP_FUNC std::vector<backend_status> backends(const settings& s = settings::from_environment());
 
 // A runtime and everything made on it (sets, maps, dats, globals) belong to one thread at a
 // time; threads run loops at once on runtimes of their own. Kernels may be shared by every
@@ -223,47 +206,19 @@ class Runtime {
   const std::shared_ptr<detail::runtime_state>& state() const { return state_; }
 
  private:
-  static Runtime open_kind(backend_kind kind, const parloop::settings& s) {
-    auto state = std::make_shared<detail::runtime_state>();
-    state->kind = kind;
-    detail::apply(*state, s);
-    if (kind == backend_kind::threads) {
-      state->threads = std::make_shared<detail::thread_pool>(s.threads, s.threads_pin, detail::spin_for(s.threads));
-      state->device_name = parloop::detail::format("{} threads", state->threads->size());
-      state->threads_id = detail::next_backend_id();
-    } else if (kind != backend_kind::host) {
-      const detail::backend_entry* entry = detail::backend_entry_of(kind);
-      const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
-      if (!reason.empty()) {
-        throw backend_unavailable("backend '" + std::string(backend_name(kind)) + "' is not available: " + reason);
-      }
-    }
-    return Runtime(std::move(state));
-  }
+  static Runtime open_kind(backend_kind kind, const parloop::settings& s);
 
   // The first available backend, best first. A device the environment asks for and that is not
   // there is an error, not a reason to run somewhere else: a backend's own variable
   // (PARLOOP_OPENCL_DEVICE) binds that backend; PARLOOP_DEVICE takes the best backend that has
   // such a device, and never the host.
-  static Runtime open_best(const parloop::settings& s) {
-    const bool any_device_named = !s.device.empty();
-    std::string reasons;
-    for (const backend_status& b : backends(s)) {
-      if (runs_lambdas(b.kind) && any_device_named) continue;
-      if (b.available) return open_kind(b.kind, s);
-      if (b.device_requested) {
-        throw backend_unavailable("backend '" + std::string(backend_name(b.kind)) + "' is not available: " + b.reason);
-      }
-      reasons += parloop::detail::format("\n  {}: {}", backend_name(b.kind), b.reason);
-    }
-    if (any_device_named) {
-      throw backend_unavailable(
-          parloop::detail::format("PARLOOP_DEVICE='{}' names no device of any backend:{}", s.device, reasons));
-    }
-    throw backend_unavailable("no backend is available");
-  }
+  static Runtime open_best(const parloop::settings& s);
 
   std::shared_ptr<detail::runtime_state> state_;
 };
 
 }  // namespace parloop
+
+#if !PARLOOP_COMPILED
+#include "parloop/core/runtime_impl.hpp"
+#endif

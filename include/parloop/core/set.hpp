@@ -51,34 +51,17 @@ void register_with(std::vector<std::weak_ptr<T>>& registry, const std::shared_pt
   registry.push_back(made);
 }
 
-inline std::string default_name(const char* kind) {
-  static std::atomic<unsigned> counter{0};
-  return std::string(kind) + "#" + std::to_string(counter.fetch_add(1));
-}
+// A name for what the program did not name: `kind`#<n>.
+PARLOOP_FUNC std::string default_name(const char* kind);
 }  // namespace detail
 
 // A handle: copies refer to the same set, and two sets are the same only if they are one.
 class Set : public detail::shared_handle<detail::set_state, detail::set_handle_name> {
  public:
-  Set(const Runtime& rt, index_t size, std::string name = {}) {
-    if (size < 0) throw data_error("set '" + name + "' has negative size " + std::to_string(size));
-    if (name.empty()) name = detail::default_name("set");
-    state_ = std::make_shared<detail::set_state>(
-        detail::set_state{rt, size, std::move(name), nullptr, nullptr, nullptr, {}, {}, nullptr, 0, false});
-  }
+  Set(const Runtime& rt, index_t size, std::string name = {});
   // This rank's share of a set distributed over ranks (pl::mpi::distribute makes them): its
   // elements are the distribution's local ones, halos included.
-  Set(const Runtime& rt, std::shared_ptr<const detail::set_distribution> d, std::string name) {
-    if (!d || !d->link)
-      throw argument_error(parloop::detail::format("set '{}': a distribution without a link between ranks", name));
-    const auto size = static_cast<index_t>(d->global.size());
-    if (!(0 <= d->core_end && d->core_end <= d->owned_end && d->owned_end <= d->exec_end && d->exec_end <= size)) {
-      throw argument_error(parloop::detail::format("set '{}': regions ending at {}, {}, {} of {} elements", name,
-                                                   d->core_end, d->owned_end, d->exec_end, size));
-    }
-    state_ = std::make_shared<detail::set_state>(
-        detail::set_state{rt, size, std::move(name), std::move(d), nullptr, nullptr, {}, {}, nullptr, 0, false});
-  }
+  Set(const Runtime& rt, std::shared_ptr<const detail::set_distribution> d, std::string name);
 
   index_t size() const { return state().size; }
   const std::string& name() const { return state().name; }
@@ -109,3 +92,7 @@ class Set : public detail::shared_handle<detail::set_state, detail::set_handle_n
 };
 
 }  // namespace parloop
+
+#if !PARLOOP_COMPILED
+#include "parloop/core/set_impl.hpp"
+#endif

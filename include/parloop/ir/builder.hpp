@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 #include "parloop/identifier.hpp"
@@ -46,12 +47,7 @@ struct expr_hash {
 
 class builder {
  public:
-  builder(std::string kernel_name, std::vector<param> params) {
-    k_.name = std::move(kernel_name);
-    k_.params = std::move(params);
-    k_.blocks.emplace_back();
-    open_.push_back(0);
-  }
+  builder(std::string kernel_name, std::vector<param> params);
 
   const kernel& result() const { return k_; }
   kernel take() { return std::move(k_); }
@@ -120,80 +116,25 @@ class builder {
   const std::string& kernel_name() const { return k_.name; }
 
  private:
-  id intern(const expr& e) {
-    const auto [it, inserted] = interned_.try_emplace(e, static_cast<id>(k_.exprs.size()));
-    if (inserted) k_.exprs.push_back(e);
-    return it->second;
-  }
+  id intern(const expr& e);
   id new_block() {
     k_.blocks.emplace_back();
     return static_cast<id>(k_.blocks.size() - 1);
   }
-  id append(const stmt& s) {
-    k_.stmts.push_back(s);
-    const id i = static_cast<id>(k_.stmts.size() - 1);
-    k_.blocks[open_.back()].stmts.push_back(i);
-    return i;
-  }
+  id append(const stmt& s);
 
-  id new_local(std::string_view requested, scalar_type t, std::string_view fallback) {
-    std::string base(requested.empty() ? fallback : requested);
-    // Any C identifier will do: the generated source gives locals a prefix of their own, so
-    // that no keyword, macro or built-in of a device language can meet them.
-    if (!requested.empty() && !parloop::detail::is_identifier(base)) {
-      throw trace_error(
-          parloop::detail::format("kernel '{}': '{}' cannot name a local: use a C identifier (letters, digits "
-                                  "and _, not starting with a digit)",
-                                  k_.name, base));
-    }
-    // The next suffix to try is kept per base name, so that naming n locals alike costs O(n),
-    // not a scan of every local for every candidate.
-    std::string name = base;
-    if (names_.count(name) != 0) {
-      int& n = next_suffix_[base];
-      do name = base + "_" + std::to_string(++n);
-      while (names_.count(name) != 0);
-    }
-    names_.insert(name);
-    k_.locals.push_back({std::move(name), t});
-    return static_cast<id>(k_.locals.size() - 1);
-  }
+  id new_local(std::string_view requested, scalar_type t, std::string_view fallback);
 
   std::optional<std::int64_t> constant(id e) const {
     if (e == no_id || k_.exprs[e].kind != expr_kind::literal) return std::nullopt;
     return k_.exprs[e].ival;
   }
 
-  void check_component(id p, id slot, id comp) const {
-    const param& prm = k_.params.at(p);
-    if (const auto c = constant(comp); c && (*c < 0 || *c >= prm.dim)) {
-      throw trace_error(parloop::detail::format("kernel '{}': argument {} has dim {}, component {} is out of range",
-                                                k_.name, p, prm.dim, *c));
-    }
-    if (const auto s = constant(slot); s && (*s < 0 || *s >= prm.arity)) {
-      throw trace_error(parloop::detail::format(
-          "kernel '{}': argument {} is through a map of arity {}, slot {} is out of range", k_.name, p, prm.arity, *s));
-    }
-  }
+  void check_component(id p, id slot, id comp) const;
 
   // A WRITE argument holds garbage until the kernel writes it: reading it first is an error.
   // A write with a computed index counts for every component, a read with one needs any write.
-  void check_readable(id e) const {
-    const expr& x = k_.exprs[e];
-    if (x.kind != expr_kind::element || k_.params[x.a].mode != access::write) return;
-    const auto slot = constant(x.b);
-    const auto comp = constant(x.c);
-    const auto covers = [](const std::optional<std::int64_t>& written, const std::optional<std::int64_t>& read) {
-      return !written || !read || *written == *read;
-    };
-    for (const auto& w : written_) {
-      if (w.param == x.a && covers(w.slot, slot) && covers(w.comp, comp)) return;
-    }
-    throw trace_error(
-        parloop::detail::format("kernel '{}': argument {} is declared pl::WRITE and is read (component {}) before "
-                                "the kernel writes it; declare it pl::RW to read its old value",
-                                k_.name, x.a, comp ? std::to_string(*comp) : std::string("computed")));
-  }
+  void check_readable(id e) const;
   void mark_written(id target) {
     const expr& x = k_.exprs[target];
     if (x.kind == expr_kind::element) written_.push_back({x.a, constant(x.b), constant(x.c)});
@@ -213,3 +154,7 @@ class builder {
 };
 
 }  // namespace parloop::ir
+
+#if !PARLOOP_COMPILED
+#include "parloop/ir/builder_impl.hpp"
+#endif
