@@ -8,7 +8,7 @@
 // of n edges cost n / 32 passes over them, quadratic in n; the figure to watch is the pile-up's
 // time per edge against the mesh's, which must not grow with n.
 // Each figure is the median of repeated timings. Usage: bench_coloring
-#include <parloop/core/coloring.hpp>
+#include <parloop/order/coloring.hpp>
 #include <parloop/parloop.hpp>
 
 #include "common.hpp"

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include <parloop/core/locality_order.hpp>
+#include <parloop/order/locality_order.hpp>
 
 #include "../examples/airfoil/mesh.hpp"
 
@@ -54,7 +54,7 @@ inline airfoil::mesh reordered(const airfoil::mesh& m, const set_orders& o) {
   return s;
 }
 
-// The mesh as the orderings see it (core/locality_order.hpp), its maps in the order the
+// The mesh as the orderings see it (order/locality_order.hpp), its maps in the order the
 // example's handles declare them: sets 0 nodes, 1 edges, 2 bedges, 3 cells.
 inline parloop::detail::mesh_links links(const airfoil::mesh& m) {
   parloop::detail::mesh_links l;

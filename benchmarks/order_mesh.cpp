@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Writes an Airfoil mesh (OP2's layout) with its cells in one of the orders issue 28 asked to
 // compare, the other sets following them as pl::renumber's do (edges by their cells, nodes by
-// first touch: core/locality_order.hpp's orders_following):
+// first touch: order/locality_order.hpp's orders_following):
 //   rcm      reverse Cuthill-McKee of the cells' graph: what pl::renumber does
 //   hilbert  the cells' centres along a Hilbert curve through the mesh's bounding box
 //   scotch   Scotch's ordering of the cells' graph (SCOTCH_graphOrder, its default strategy:
@@ -17,8 +17,8 @@
 #include <scotch.h>
 #endif
 
-#include <parloop/core/locality_order.hpp>
-#include <parloop/core/mesh_graph.hpp>
+#include <parloop/order/locality_order.hpp>
+#include <parloop/order/mesh_graph.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <parloop/config.hpp>
-#include <parloop/core/locality_order.hpp>
+#include <parloop/order/locality_order.hpp>
 #include <random>
 #include <vector>
 

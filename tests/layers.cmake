@@ -8,7 +8,7 @@ cmake_minimum_required(VERSION 3.25)
 # folder; parloop.hpp, the umbrella, is above all. backend/<name>/ are the device backends;
 # backend/*.hpp (the rebuild dispatcher) sit above them. op2/ (OP2's API) is a front end over exec;
 # its headers with OP2's names (op2/api/*.h) include the umbrella, above everything.
-set(layers base core ir dsl codegen cache exec mpi op2 backend/device backend umbrella)
+set(layers base core order ir dsl codegen cache exec mpi op2 backend/device backend umbrella)
 
 function(layer_of header out)
   if(header MATCHES "^parloop/parloop\\.hpp$")

@@ -420,7 +420,7 @@ TEST_CASE("loops over ever new ranges keep a bounded number of colourings, the m
       pl::par_loop(spread, edges, how..., pl::range{i, i + width}, w(pl::READ), r(pl::INC, e2c));
     }
     if (rt.kind() != pl::backend_kind::host) {
-      CHECK(e2c.state().colorings.size() == pl::detail::map_state::max_kept_colorings);
+      CHECK(e2c.state().colorings->kept.size() == pl::detail::map_colorings::max_kept);
     }
     const auto h = r.host();
     return std::vector<double>(h.begin(), h.end());
@@ -448,7 +448,7 @@ TEST_CASE("loops over ever new ranges keep a bounded number of colourings, the m
     CHECK(colors_of(fixed) == first);
     colors_of(pl::range{i, i + width});
   }
-  CHECK(e2c.state().colorings.size() == pl::detail::map_state::max_kept_colorings);
+  CHECK(e2c.state().colorings->kept.size() == pl::detail::map_colorings::max_kept);
   // One used long ago went, and is made again (`early` holds the old one: a new address).
   const std::shared_ptr<pl::detail::coloring> again = colors_of(pl::range{1, 1 + width});
   CHECK(again != early);

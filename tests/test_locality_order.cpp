@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Orderings for locality (core/locality_order.hpp): a structured quadrilateral mesh numbered at
+// Orderings for locality (order/locality_order.hpp): a structured quadrilateral mesh numbered at
 // random, ordered again, must have its neighbours' numbers close -- the bandwidth of a grid
 // W cells wide comes back near W -- and every order must be a permutation; the follow-on orders
 // worked by hand.
 #include <catch2/catch.hpp>
 
-#include <parloop/core/locality_order.hpp>
+#include <parloop/order/locality_order.hpp>
 
 #include <algorithm>
 #include <cstdlib>

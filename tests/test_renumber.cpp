@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// pl::renumber (core/renumber.hpp): on the host and on the device under test, a renumbered mesh's
+// pl::renumber (order/renumber.hpp): on the host and on the device under test, a renumbered mesh's
 // loops give the answers of the same mesh left as declared (to the summation order's rounding:
 // increments run in another order), and everything read or written by index -- views, values
 // of dats and maps made afterwards, Map::values, errors -- stays in the user's numbering.

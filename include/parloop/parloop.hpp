@@ -8,7 +8,6 @@
 #include "parloop/core/extruded_set.hpp"
 #include "parloop/core/global.hpp"
 #include "parloop/core/map.hpp"
-#include "parloop/core/renumber.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/settings.hpp"
@@ -23,6 +22,7 @@
 #include "parloop/exec/par_loop.hpp"
 #include "parloop/exec/source_kernel.hpp"
 #include "parloop/ir/print.hpp"
+#include "parloop/order/renumber.hpp"
 #include "parloop/version.hpp"
 
 // The device backends this program is built with (the parloop::opencl and parloop::cuda

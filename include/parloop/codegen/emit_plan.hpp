@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "parloop/codegen/emitter.hpp"
-#include "parloop/core/block_plan.hpp"
 #include "parloop/format.hpp"
+#include "parloop/order/block_plan.hpp"
 
 namespace parloop::codegen {
 
@@ -36,7 +36,7 @@ inline std::vector<emitter::stage_group> emitter::stage_groups() const {
   return groups;
 }
 
-// conflicts::blocks, OP2's two-level plan (core/block_plan.hpp): the work-group runs block
+// conflicts::blocks, OP2's two-level plan (order/block_plan.hpp): the work-group runs block
 // pl_block, the launch's range being positions in the plan's block order, a work-item per
 // element. Each staged group has the block's copy of its distinct targets in local memory
 // (at most block * slots of them), starting at the identity. The elements run the body with

@@ -21,13 +21,13 @@
 
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/writer.hpp"
-#include "parloop/core/block_plan.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/layout.hpp"
 #include "parloop/ir/written_first.hpp"
+#include "parloop/order/block_plan.hpp"
 
 namespace parloop::codegen {
 

@@ -12,8 +12,6 @@
 #include <vector>
 
 #include "parloop/config.hpp"
-#include "parloop/core/block_plan.hpp"
-#include "parloop/core/coloring.hpp"
 #include "parloop/core/handle.hpp"
 #include "parloop/core/map_collisions.hpp"
 #include "parloop/core/set.hpp"
@@ -24,6 +22,8 @@
 namespace parloop {
 
 namespace detail {
+struct map_colorings;  // exec/colors.hpp
+
 struct map_state : std::enable_shared_from_this<map_state> {
   map_state(Set from_set, Set to_set, int map_arity, std::vector<index_t> map_values, std::string map_name)
       : from(std::move(from_set)),
@@ -95,34 +95,14 @@ struct map_state : std::enable_shared_from_this<map_state> {
     // In place: the array holds the values' address.
     std::copy(moved.begin(), moved.end(), values.begin());
     array.host_overwritten();
-    colorings.clear();
+    colorings.reset();
     collisions.forget_ranges();
   }
 
-  // The colourings and two-level plans of loops over ranges of `from` that combine into
-  // targets of this map (and maybe of others, held weakly: one whose map has gone is never
-  // found again). Made once per range, maps and block, and kept, since the values never change
-  // -- at most max_kept_colorings of them, the least recently used going first, so that loops
-  // over ever new ranges do not keep (and keep uploaded) one colouring each. Used by the
-  // runtime's thread.
-  static constexpr std::size_t max_kept_colorings = 32;
-  struct kept_coloring {
-    index_t start, end;
-    std::uint64_t last_use;  // of coloring_uses
-    std::vector<std::pair<std::weak_ptr<const map_state>, combined_targets>> through;
-    // A plan's or a block colouring's block size; 0 for a colouring of elements. A plan's staged
-    // groups.
-    int block;
-    std::vector<staged_group> groups;
-    // The elements' colouring, or the blocks' (block > 0, no plan: the threads backend's).
-    std::shared_ptr<coloring> colors;
-    std::shared_ptr<block_plan> plan;
-    // The subset whose positions [start, end) were coloured (subset_state::id); 0: the elements
-    // [start, end) themselves.
-    std::uint64_t subset = 0;
-  };
-  mutable std::vector<kept_coloring> colorings;
-  mutable std::uint64_t coloring_uses = 0;
+  // The colourings and two-level plans kept for loops over ranges of `from` that combine into
+  // targets of this map (exec/colors.hpp finds or makes them): made on first use, since the
+  // values change only when reordered.
+  mutable std::shared_ptr<map_colorings> colorings;
 
   // Two elements of `from` that a loop over `run` sends to one target through `slot` (through any
   // slot when slot is whole_map), or nothing when every target is distinct; an element of `run`

@@ -26,7 +26,7 @@ struct set_state {
   std::string name;
   // Null unless the set is distributed over ranks.
   std::shared_ptr<const set_distribution> distribution;
-  // Null unless renumbered (core/renumber.hpp): loops' element i is the user's user_of_loop[i],
+  // Null unless renumbered (order/renumber.hpp): loops' element i is the user's user_of_loop[i],
   // and the user's element u is loops' loop_of_user[u].
   std::shared_ptr<const std::vector<index_t>> user_of_loop, loop_of_user;
   // What renumbering the set reorders: the maps from or to it, its dats' arrays. Registered at

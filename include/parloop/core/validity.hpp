@@ -16,7 +16,7 @@
 namespace parloop {
 
 // Flags, not an enumeration: several copies can be current at once. `user`: on a renumbered set,
-// the copy in the user's numbering that views show (core/renumber.hpp).
+// the copy in the user's numbering that views show (order/renumber.hpp).
 enum class validity : std::uint8_t { none = 0, host = 1, device = 2, both = 3, user = 4 };
 
 constexpr validity operator|(validity a, validity b) {

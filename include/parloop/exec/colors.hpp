@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "parloop/core/arg.hpp"
-#include "parloop/core/block_plan.hpp"
-#include "parloop/core/coloring.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/subset.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+#include "parloop/order/block_plan.hpp"
+#include "parloop/order/coloring.hpp"
 
 namespace parloop::detail {
 
@@ -79,6 +79,35 @@ inline bool same_group(const staged_group& a, const staged_group& b) {
   return a.values.data() == b.values.data() && a.arity == b.arity && a.slots == b.slots;
 }
 
+// One colouring or two-level plan kept for a loop over [start, end) of a map's `from`.
+struct kept_coloring {
+  index_t start, end;
+  std::uint64_t last_use;  // of map_colorings::uses
+  std::vector<std::pair<std::weak_ptr<const map_state>, combined_targets>> through;
+  // A plan's or a block colouring's block size; 0 for a colouring of elements. A plan's staged
+  // groups.
+  int block;
+  std::vector<staged_group> groups;
+  // The elements' colouring, or the blocks' (block > 0, no plan: the threads backend's).
+  std::shared_ptr<coloring> colors;
+  std::shared_ptr<block_plan> plan;
+  // The subset whose positions [start, end) were coloured (subset_state::id); 0: the elements
+  // [start, end) themselves.
+  std::uint64_t subset = 0;
+};
+
+// The colourings and two-level plans of loops over ranges of a map's `from` that combine into
+// its targets (and maybe of others', held weakly: one whose map has gone is never found again),
+// kept by the map (map_state::colorings). Made once per range, maps and block, and kept, since the
+// values never change -- at most max_kept of them, the least recently used going first, so that
+// loops over ever new ranges do not keep (and keep uploaded) one colouring each. Used by the
+// runtime's thread.
+struct map_colorings {
+  static constexpr std::size_t max_kept = 32;
+  std::vector<kept_coloring> kept;
+  std::uint64_t uses = 0;
+};
+
 // What kept_for finds or makes.
 enum class kept_kind { element_colors, plan, block_colors };
 
@@ -86,8 +115,8 @@ enum class kept_kind { element_colors, plan, block_colors };
 // [r.start, r.end) for a loop of `kernel` with these arguments, of which at least one combines
 // through a map; made on a miss. Found again without allocating. Over a subset, r is positions
 // in its elements (current: subset_state::loop_elements), and the colouring is kept under it.
-inline const map_state::kept_coloring& kept_for(const std::string& kernel, range r, int block, kept_kind kind,
-                                                std::span<const arg_view> args, const subset_state* over) {
+inline const kept_coloring& kept_for(const std::string& kernel, range r, int block, kept_kind kind,
+                                     std::span<const arg_view> args, const subset_state* over) {
   combined_args c;
   for (const arg_view& a : args) add_combined(a, c);
   if (kind == kept_kind::plan && c.widest > 64) {
@@ -99,10 +128,12 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   const std::span<const combined_targets> through(c.through.data(), c.count);
   const std::span<const staged_group> groups(c.groups.data(), kind == kept_kind::plan ? c.n_groups : 0);
   const map_state& keeper = *c.maps[0];
+  if (!keeper.colorings) keeper.colorings = std::make_shared<map_colorings>();
+  map_colorings& kept = *keeper.colorings;
   const std::uint64_t subset = over != nullptr ? over->id : 0;
   const std::span<const index_t> elements =
       over != nullptr ? std::span<const index_t>(over->elements) : std::span<const index_t>{};
-  for (map_state::kept_coloring& k : keeper.colorings) {
+  for (kept_coloring& k : kept.kept) {
     if (k.start != r.start || k.end != r.end || k.block != block || (k.plan != nullptr) != (kind == kept_kind::plan) ||
         k.through.size() != c.count || k.groups.size() != groups.size() || k.subset != subset) {
       continue;
@@ -114,13 +145,12 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
     }
     for (std::size_t g = 0; g < groups.size() && same; ++g) same = same_group(k.groups[g], groups[g]);
     if (same) {
-      k.last_use = ++keeper.coloring_uses;
+      k.last_use = ++kept.uses;
       return k;
     }
   }
   transfer_stats& transfers = keeper.from.runtime().state()->transfers;
-  map_state::kept_coloring made{
-      r.start, r.end, ++keeper.coloring_uses, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr, subset};
+  kept_coloring made{r.start, r.end, ++kept.uses, {}, block, {groups.begin(), groups.end()}, nullptr, nullptr, subset};
   switch (kind) {
     case kept_kind::element_colors: made.colors = color_elements(r.start, r.end, through, transfers, elements); break;
     case kept_kind::plan: made.plan = plan_blocks(kernel, r.start, r.end, block, through, groups, transfers); break;
@@ -130,15 +160,15 @@ inline const map_state::kept_coloring& kept_for(const std::string& kernel, range
   }
   for (std::size_t i = 0; i < c.count; ++i) made.through.emplace_back(c.maps[i]->weak_from_this(), through[i]);
   // Those whose other maps have gone can never be found again.
-  std::erase_if(keeper.colorings, [](const map_state::kept_coloring& k) {
+  std::erase_if(kept.kept, [](const kept_coloring& k) {
     return std::any_of(k.through.begin(), k.through.end(), [](const auto& t) { return t.first.expired(); });
   });
-  if (keeper.colorings.size() >= map_state::max_kept_colorings) {
-    keeper.colorings.erase(std::min_element(keeper.colorings.begin(), keeper.colorings.end(),
-                                            [](const auto& a, const auto& b) { return a.last_use < b.last_use; }));
+  if (kept.kept.size() >= map_colorings::max_kept) {
+    kept.kept.erase(std::min_element(kept.kept.begin(), kept.kept.end(),
+                                     [](const auto& a, const auto& b) { return a.last_use < b.last_use; }));
   }
-  keeper.colorings.push_back(std::move(made));
-  return keeper.colorings.back();
+  kept.kept.push_back(std::move(made));
+  return kept.kept.back();
 }
 
 inline coloring& coloring_for(const std::string& kernel, range r, std::span<const arg_view> args,

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "parloop/core/arg.hpp"
-#include "parloop/core/coloring.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/thread_pool.hpp"
 #include "parloop/exec/colors.hpp"
 #include "parloop/exec/loop_call.hpp"
+#include "parloop/order/coloring.hpp"
 
 namespace parloop::detail {
 

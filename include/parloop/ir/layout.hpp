@@ -27,7 +27,7 @@ enum class buffer_role : std::uint8_t {
   groups_done,   // how many work-groups have stored their partials; the last one finishes
   index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
   order,         // a coloured loop's elements in colour order: the launch's range indexes it
-  plan,          // a two-level plan (core/block_plan.hpp): blocks, their colours and staging
+  plan,          // a two-level plan (order/block_plan.hpp): blocks, their colours and staging
   // Not a buffer: an int parameter, how many elements apart the components of the dat of data
   // buffer `index` lie (dat_layout::soa). After every buffer.
   stride,

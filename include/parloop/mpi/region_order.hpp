@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A rank's elements ordered for locality within their regions (mpi/halo_plan.hpp): the rank's
 // own mesh -- its sets, halos included, and its maps in local numbers -- ordered as pl::renumber
-// orders a mesh on one process (core/locality_order.hpp), and each region's elements sorted by
+// orders a mesh on one process (order/locality_order.hpp), and each region's elements sorted by
 // that order, so that a mesh numbered at random runs as fast distributed as one numbered
 // structurally. Regions stay where they are (a loop still runs core, then the rest), so only the
 // rank's own plan changes: its global numbers, its maps, and the local positions it imports into
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "parloop/config.hpp"
-#include "parloop/core/locality_order.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 #include "parloop/mpi/halo_plan.hpp"
+#include "parloop/order/locality_order.hpp"
 
 namespace parloop::mpi {
 

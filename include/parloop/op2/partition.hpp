@@ -9,10 +9,10 @@
 #include <string>
 
 #include "parloop/core/environment.hpp"
-#include "parloop/core/renumber.hpp"
 #include "parloop/error.hpp"
 #include "parloop/op2/handles.hpp"
 #include "parloop/op2/program.hpp"
+#include "parloop/order/renumber.hpp"
 
 namespace parloop::op2 {
 

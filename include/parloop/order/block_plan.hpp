@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "parloop/config.hpp"
-#include "parloop/core/coloring.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+#include "parloop/order/coloring.hpp"
 
 namespace parloop::detail {
 

@@ -3,7 +3,7 @@
 // by its generator or partitioner in any order runs as fast as one numbered structurally once
 // its elements are renumbered so that neighbours sit near each other in memory.
 //  - One set (the cells) is ordered by reverse Cuthill-McKee over the graph its maps make
-//    (core/mesh_graph.hpp).
+//    (order/mesh_graph.hpp).
 //  - The sets that map into it follow by the elements they reach (edges sorted by their cells),
 //    and the sets it maps into by first touch (nodes in the order the ordered cells reach them).
 // An order is `old_of_new`: its i-th entry is the element, in the numbering given, that comes
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "parloop/config.hpp"
-#include "parloop/core/mesh_graph.hpp"
+#include "parloop/order/mesh_graph.hpp"
 
 namespace parloop::detail {
 

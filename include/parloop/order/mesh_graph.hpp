@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A set's elements as a graph for ordering them (core/locality_order.hpp): a map's values read
+// A set's elements as a graph for ordering them (order/locality_order.hpp): a map's values read
 // row by row, and the neighbours its maps make -- two cells of one edge, or, where no map gives
 // pairs, two cells of one node.
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // pl::renumber(cells): loops over a mesh's sets run, from then on, in an order that keeps
-// neighbours near each other in memory (core/locality_order.hpp), whatever order the mesh's
+// neighbours near each other in memory (order/locality_order.hpp), whatever order the mesh's
 // generator numbered them in -- while everything the user reads or writes by index stays in the
 // numbering the user declared: dat views, values given to new dats and maps, Map::values, the
 // elements errors name. Each set keeps both numberings; maps and dats on the sets are reordered
@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "parloop/config.hpp"
-#include "parloop/core/locality_order.hpp"
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+#include "parloop/order/locality_order.hpp"
 
 namespace parloop {
 
@@ -47,7 +47,7 @@ inline int index_of(const std::vector<Set>& sets, const Set& s) {
 
 // Orders `first` (a mesh's cells, say) by reverse Cuthill-McKee over the graph its maps make, and
 // every set linked to it through maps after it (edges by their cells, nodes by first touch): see
-// core/locality_order.hpp. Loops over these sets run in the new order from then on, on every
+// order/locality_order.hpp. Loops over these sets run in the new order from then on, on every
 // backend; views, new dats and maps, Map::values and errors keep the user's numbering. Called
 // again, it orders them again from the current order. A loop over part of a renumbered set
 // (pl::range) is refused, since the user's numbers are not a range of the loops' order.
