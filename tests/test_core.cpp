@@ -18,6 +18,7 @@
 
 #include <parloop/core/any_array.hpp>
 #include <parloop/core/map_collisions.hpp>
+#include <parloop/core/thread_count.hpp>
 #include <parloop/parloop.hpp>
 
 #include "fake_backend.hpp"
