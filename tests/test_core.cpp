@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <parloop/core/any_array.hpp>
+#include <parloop/core/local_ranks.hpp>
 #include <parloop/core/map_collisions.hpp>
 #include <parloop/core/thread_count.hpp>
 #include <parloop/parloop.hpp>
