@@ -32,9 +32,7 @@ std::vector<T> values_of(const std::vector<std::byte>& bytes) {
   if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
   return v;
 }
-}  // namespace detail
 
-namespace detail {
 // What reads a mesh's declarations besides distributed_mesh: mpi/mesh_gathering.hpp and
 // mpi/mesh_planning.hpp.
 struct mesh_gathering;
