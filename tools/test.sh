@@ -33,9 +33,10 @@ run_suite() {
 }
 
 # Release as users build, without debug information (a third of the compile time), with the
-# compiled library (PARLOOP_COMPILED; the ThreadSanitizer build below is header-only).
+# compiled library (PARLOOP_COMPILED); the sanitized builds below are header-only, as a program
+# gets parloop by default, so that every test runs in both modes.
 run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_COMPILED=ON
-# Under the sanitizers the OpenCL path runs through test_device_loops_opencl; the host matrix again on
+# Header-only under the sanitizers. The OpenCL path runs through test_device_loops_opencl; the host matrix again on
 # OpenCL (hundreds of device compiles, minutes on two cores) runs in the plain build only.
 # LeakSanitizer's tracer now and then crashes at exit while PoCL's worker threads run ("Tracer
 # caught signal 11", after every assertion passed): a test that fails runs once more.
@@ -45,7 +46,7 @@ run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_COMPILED=ON
 # lines (a main, argument parsing) run in the plain build: not built again (minutes of CI).
 PARLOOP_TEST_COMPILE_KERNELS=0 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
   run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug \
-  -DPARLOOP_SANITIZE=ON -DPARLOOP_COMPILED=ON -DPARLOOP_BUILD_EXAMPLES=OFF -DPARLOOP_BUILD_TOOLS=OFF
+  -DPARLOOP_SANITIZE=ON -DPARLOOP_COMPILED=OFF -DPARLOOP_BUILD_EXAMPLES=OFF -DPARLOOP_BUILD_TOOLS=OFF
 # ThreadSanitizer over the tests where threads share kernels, the disk cache and runtimes (the
 # kernel and disk cache tests, on the host and on PoCL) and over the threads backend's loops:
 # only those are built (PARLOOP_TSAN), header-only.
