@@ -93,14 +93,15 @@ inline void run_loop(const char* kernel, const char* file, const char* name, op_
   const auto start = [&](std::byte* partials) { host.start(partials); };
   const auto combine = [&](const std::byte* partials) { host.combine(partials); };
   // The kernel's parameters as its function declares them, for the views the loop has.
-  std::array<source_param, detail::max_loop_args> declared_params{};
-  std::size_t n_declared = 0;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (view_at[i] >= 0) declared_params[n_declared++] = params[i];
-  }
+  // Made on a miss and by trace checks only, so a warm loop does not gather the declarations.
   const auto make_ir = [&](const auto& ir_params) {
+    std::array<source_param, detail::max_loop_args> as_declared{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (view_at[i] >= 0) as_declared[n++] = params[i];
+    }
     return detail::source_kernel_ir(record.name, record.source, ir_params,
-                                    std::span<const source_param>(declared_params.data(), n_declared));
+                                    std::span<const source_param>(as_declared.data(), n));
   };
   // A kernel function run on the host reads the application's variables: they hold the declared
   // values while it runs.
