@@ -41,16 +41,17 @@ run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_COMPILED=ON
 # LeakSanitizer's tracer now and then crashes at exit while PoCL's worker threads run ("Tracer
 # caught signal 11", after every assertion passed): a test that fails runs once more.
 # The plain run compiled every kernel of the suite with PoCL and NVRTC: this one does not again.
+# Line tables only (-g1): the reports' lines, without the rest of the debug information.
 # PoCL's and LLVM's own leaks are suppressed (tests/lsan.supp).
 # The examples and the cache tool are the library's code, which the tests run here; their own
 # lines (a main, argument parsing) run in the plain build: not built again (minutes of CI).
 PARLOOP_TEST_COMPILE_KERNELS=0 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
-  run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug \
+  run_suite "$root/build-sanitize" "-E test_host_loops_opencl --repeat until-pass:2" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
   -DPARLOOP_SANITIZE=ON -DPARLOOP_COMPILED=OFF -DPARLOOP_BUILD_EXAMPLES=OFF -DPARLOOP_BUILD_TOOLS=OFF
 # ThreadSanitizer over the tests where threads share kernels, the disk cache and runtimes (the
 # kernel and disk cache tests, on the host and on PoCL) and over the threads backend's loops:
-# only those are built (PARLOOP_TSAN), header-only.
-run_suite "$root/build-tsan" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARLOOP_TSAN=ON -DPARLOOP_BUILD_EXAMPLES=OFF \
+# only those are built (PARLOOP_TSAN), header-only. The plain run compiled their kernels.
+PARLOOP_TEST_COMPILE_KERNELS=0 run_suite "$root/build-tsan" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARLOOP_TSAN=ON -DPARLOOP_BUILD_EXAMPLES=OFF \
   -DPARLOOP_BUILD_TOOLS=OFF
 # The disk cache's entry reader under libFuzzer (clang only): the one fuzz target, fuzzed for a
 # minute (tests/fuzz); the rest of the suite is configured but not built.

@@ -22,6 +22,9 @@ struct target {
   int arch = 90;           // 10 * major + minor: 90 is sm_90
   bool ptx = false;        // PTX for the driver to finish, not machine code
   bool fast_math = false;  // --use_fast_math: approximate division, square root and transcendentals
+  // NVRTC's front end only (-fdevice-syntax-only): the source is checked and nothing is built, for
+  // checking many kernels' source where neither optimising nor assembling them is the question.
+  bool check_only = false;
 
   // Every NVRTC option: functions without an execution space are device functions, so the C
   // function of a kernel from source needs no CUDA annotation.
@@ -29,6 +32,7 @@ struct target {
     std::vector<std::string> out = {parloop::detail::format("--gpu-architecture={}_{}", ptx ? "compute" : "sm", arch),
                                     "--device-as-default-execution-space", "--std=c++17"};
     if (fast_math) out.push_back("--use_fast_math");
+    if (check_only) out.push_back("-fdevice-syntax-only");
     return out;
   }
   std::string options_text() const {
@@ -65,8 +69,8 @@ struct compiled {
   std::string entry;
 };
 
-// Compiles `source` for `t`; a refused source throws compile_error with NVRTC's log, the
-// numbered source and the dump path.
+// Compiles `source` for `t` (checks it, where t.check_only: the binary is then empty); a refused
+// source throws compile_error with NVRTC's log, the numbered source and the dump path.
 inline compiled build(const codegen::generated_source& source, const target& t) {
   const nvrtc& api = nvrtc::get();
   nvrtcProgram program = nullptr;
@@ -93,6 +97,7 @@ inline compiled build(const codegen::generated_source& source, const target& t) 
   }
   std::size_t size = 0;
   compiled out{{}, t.format(), source.entry};
+  if (t.check_only) return out;
   if (t.ptx) {
     api.get_ptx_size(program, &size);
     out.binary.resize(size);
