@@ -207,7 +207,7 @@ for step in "${steps[@]}"; do
       [ -x "$build/examples/airfoil/airfoil_mpi" ] || { note "mpi: airfoil_mpi not built (no MPI)"; continue; }
       gpus=$(nvidia-smi -L | wc -l)
       export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PARLOOP_BACKEND=cuda
-      # Each rank takes the GPU of its local rank by itself (exec/device_choice.hpp).
+      # Each rank takes the GPU of its local rank by itself (exec/device/device_choice.hpp).
       on_gpus() {
         local ranks=$1; shift
         mpirun -np "$ranks" --oversubscribe --bind-to none "$@"

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include <parloop/exec/device_backend.hpp>
+#include <parloop/exec/device/device_backend.hpp>
 #include <parloop/parloop.hpp>
 
 namespace parloop_test {

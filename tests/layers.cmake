@@ -5,18 +5,22 @@
 cmake_minimum_required(VERSION 3.25)
 
 # From the bottom. The top-level base headers (config, error, fwd, version) are below every
-# folder; parloop.hpp, the umbrella, is above all. backend/<name>/ are the device backends;
-# backend/*.hpp (the rebuild dispatcher) sit above them. op2/ (OP2's API) is a front end over exec;
-# its headers with OP2's names (op2/api/*.h) include the umbrella, above everything.
-set(layers base core order ir dsl codegen cache exec mpi op2 backend/device backend umbrella)
+# folder; parloop.hpp, the umbrella, is above all. backend/host/ is the host backend, which
+# par_loop's templates bind each loop to, below exec; backend/<name>/ are the backends Runtime
+# opens through their entries (threads and the devices), above exec; backend/*.hpp (the rebuild
+# dispatcher) sit above them. op2/ (OP2's API) is a front end over exec; its headers with OP2's
+# names (op2/api/*.h) include the umbrella, above everything.
+set(layers base core order ir dsl codegen cache backend/host exec mpi op2 backend/<name> backend umbrella)
 
 function(layer_of header out)
   if(header MATCHES "^parloop/parloop\\.hpp$")
     set(layer umbrella)
   elseif(header MATCHES "^parloop/[^/]+\\.hpp$")
     set(layer base)
+  elseif(header MATCHES "^parloop/backend/host/")
+    set(layer backend/host)
   elseif(header MATCHES "^parloop/backend/[^/]+/")
-    set(layer backend/device)
+    set(layer backend/<name>)
   elseif(header MATCHES "^parloop/([^/]+)/")
     set(layer ${CMAKE_MATCH_1})
   endif()

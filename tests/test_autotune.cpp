@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include <parloop/exec/autotune.hpp>
+#include <parloop/exec/device/autotune.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"

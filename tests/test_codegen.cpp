@@ -13,7 +13,7 @@
 #include <vector>
 
 #include <parloop/codegen/generate.hpp>
-#include <parloop/exec/dump_source.hpp>
+#include <parloop/exec/kernel/dump_source.hpp>
 #include <parloop/ir/hash.hpp>
 #include <parloop/parloop.hpp>
 #if PARLOOP_TEST_OPENCL

@@ -16,7 +16,7 @@
 
 #include <parloop/codegen/generate.hpp>
 #include <parloop/codegen/kernel_source.hpp>
-#include <parloop/exec/colors.hpp>
+#include <parloop/exec/loop/colors.hpp>
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"
@@ -307,7 +307,7 @@ TEST_CASE("loops that combine through maps give the host's results coloured, wit
     const std::size_t before = flux.cache().launchers();
     const parloop_test::scoped_env unset("PARLOOP_CONFLICTS", "");
     pl::Runtime rt = parloop_test::device_runtime();
-    // A CPU device colours by default (exec/device_backend.hpp), a GPU uses atomics.
+    // A CPU device colours by default (exec/device/device_backend.hpp), a GPU uses atomics.
     const bool cpu = pl::detail::status_of(parloop_test::device_backend()).cpu_device;
     CHECK(rt.default_conflicts() == (cpu ? pl::conflicts::colors : pl::conflicts::atomics));
     rt.set_default_conflicts(pl::conflicts::colors);

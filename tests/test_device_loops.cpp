@@ -23,7 +23,7 @@
 
 #include <parloop/cache/kernel_record.hpp>
 #include <parloop/codegen/kernel_source.hpp>
-#include <parloop/exec/device_backend.hpp>
+#include <parloop/exec/device/device_backend.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"

@@ -12,7 +12,7 @@
 #include <parloop/dsl/source_array_parameters.hpp>
 #include <parloop/dsl/source_functions.hpp>
 #include <parloop/dsl/source_std_calls.hpp>
-#include <parloop/exec/halo.hpp>
+#include <parloop/exec/distributed/halo.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <parloop/codegen/kernel_source.hpp>
-#include <parloop/exec/launch_choice.hpp>
+#include <parloop/exec/device/launch_choice.hpp>
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"

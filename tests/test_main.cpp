@@ -12,8 +12,8 @@
 #include <vector>
 
 #include <parloop/codegen/generate.hpp>
-#include <parloop/exec/kernel_cache.hpp>
 #include <parloop/codegen/kernel_source.hpp>
+#include <parloop/exec/kernel/kernel_cache.hpp>
 #include <parloop/ir/hash.hpp>
 
 #include "compile_all.hpp"

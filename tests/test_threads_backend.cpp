@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <parloop/backend/threads/pool.hpp>
 #include <parloop/parloop.hpp>
 
 #include "check_values.hpp"

@@ -19,7 +19,13 @@ class Kernel;
 struct range;
 
 namespace detail {
-// What a device loop needs of a backend (exec/device_backend.hpp).
+// What a device loop needs of a backend (exec/device/device_backend.hpp).
 class device_backend;
+// A par_loop call below its types, its kernel's entry for its arguments and how it launches
+// (exec/loop/loop_call.hpp, exec/kernel/kernel_entry.hpp): what the threads backend runs
+// (core/thread_team.hpp).
+struct loop_call;
+struct signature_entry;
+struct loop_choice;
 }  // namespace detail
 }  // namespace parloop

@@ -17,16 +17,17 @@
 #include "parloop/dsl/math.hpp"
 #include "parloop/dsl/operators.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/copy.hpp"
-#include "parloop/exec/kernel.hpp"
-#include "parloop/exec/par_loop.hpp"
-#include "parloop/exec/source_kernel.hpp"
+#include "parloop/exec/kernel/kernel.hpp"
+#include "parloop/exec/kernel/source_kernel.hpp"
+#include "parloop/exec/loop/copy.hpp"
+#include "parloop/exec/loop/par_loop.hpp"
 #include "parloop/ir/print.hpp"
 #include "parloop/order/renumber.hpp"
 #include "parloop/version.hpp"
 
-// The device backends this program is built with (the parloop::opencl and parloop::cuda
-// targets define these): their entries, which Runtime finds.
+// The backends this program is built with, whose entries Runtime finds: threads always, the
+// devices where the parloop::opencl and parloop::cuda targets define these.
+#include "parloop/backend/threads/entry.hpp"
 #if PARLOOP_HAVE_OPENCL
 #include "parloop/backend/opencl/entry.hpp"
 #endif

@@ -24,8 +24,8 @@ enum class binary_format : std::uint8_t {
   opencl_program,  // CL_PROGRAM_BINARIES of one device
   cubin,           // machine code for one GPU architecture
   ptx,             // assembly the CUDA driver compiles when loading it
-  launch_choice,   // not a binary: the launch autotuning chose for a loop (exec/autotune.hpp,
-                   // exec/threads_tuning.hpp)
+  launch_choice,   // not a binary: the launch autotuning chose for a loop (exec/device/autotune.hpp,
+                   // backend/threads/tuning.hpp)
 };
 
 struct kernel_record {

@@ -98,7 +98,7 @@ inline std::string emitter::expr(ir::id i) {
 
 // A component or slot index. A constant one was checked while tracing; a computed one, where
 // checks are on, goes through pl_checked_index: out of [0, bound) it records the first
-// violation for the host (exec/index_errors.hpp) and gives 0, so nothing outside the
+// violation for the host (exec/device/index_errors.hpp) and gives 0, so nothing outside the
 // argument is touched.
 inline std::string emitter::index(ir::id i, int param, int bound, bool slot) {
   if (!checked_ || k_.exprs[i].kind == ir::expr_kind::literal) return expr(i);

@@ -26,7 +26,7 @@ inline std::vector<emitter::stage_group> emitter::stage_groups() const {
       return x.first->data == p.data && x.first->map == p.map && x.first->mode == p.mode;
     });
     if (g == groups.end()) g = groups.insert(groups.end(), stage_group{&p, 0, 0, {}});
-    // Arities over 64 are refused before a plan's kernel is generated (exec/colors.hpp).
+    // Arities over 64 are refused before a plan's kernel is generated (exec/loop/colors.hpp).
     for (int j = 0; j < p.arity && j < 64; ++j) {
       if (p.kind == arg_kind::whole_map || j == p.slot) g->slot_bits |= std::uint64_t{1} << j;
     }

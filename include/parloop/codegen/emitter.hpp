@@ -208,7 +208,7 @@ class emitter {
   void local_tree(source_writer& w, std::size_t i, const ir::param& p, int block);
   void warp_tree(source_writer& w, std::size_t i, const ir::param& p, int block);
 
-  // OP2's two-level plan (emit_plan.hpp). The staged arguments grouped as exec/colors.hpp
+  // OP2's two-level plan (emit_plan.hpp). The staged arguments grouped as exec/loop/colors.hpp
   // groups them: each distinct (dat, map, mode), in parameter order, with the slots its
   // arguments use.
   struct stage_group {

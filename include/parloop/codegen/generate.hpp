@@ -20,7 +20,7 @@ struct generated_source {
   std::string kernel;  // the kernel's name
   std::string entry;   // the entry point's name in the source
   std::string text;
-  std::string path;  // where PARLOOP_DUMP_SOURCE wrote it (exec/dump_source.hpp); empty if not
+  std::string path;  // where PARLOOP_DUMP_SOURCE wrote it (exec/kernel/dump_source.hpp); empty if not
   features needs;    // what it needs of the device: double precision, 64-bit atomics
 };
 

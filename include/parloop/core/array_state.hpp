@@ -16,7 +16,7 @@
 #include "parloop/core/map.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/set.hpp"
-#include "parloop/core/thread_pool.hpp"
+#include "parloop/core/thread_team.hpp"
 #include "parloop/core/validity.hpp"
 
 namespace parloop {
@@ -47,7 +47,7 @@ struct array_base {
   // On a distributed set: whether the halo holds its owners' current values. Every rank makes the
   // same calls, so every rank keeps it alike, and all decide alike whether to exchange.
   bool halo_current = false;
-  // What its halo exchanges use, made at the first (exec/halo.hpp).
+  // What its halo exchanges use, made at the first (exec/distributed/halo.hpp).
   std::unique_ptr<halo_parts> halo;
 };
 
@@ -85,21 +85,20 @@ using host_vector = std::vector<T, untouched_allocator<T>>;
 
 // `count` host values on `rt`, `dim` per element of `on`, the values of elements [part) written
 // by fill(part, values): on the threads backend, each thread writes the part of the elements it
-// runs in a direct loop (core/thread_pool.hpp's part_of), so that a machine whose memory is
-// nearer some cores than others -- several sockets, or a virtual machine over them -- keeps
-// each thread's part near it (values one thread wrote all lie near that thread's cores, and a
-// direct loop over them loses bandwidth).
+// runs in a direct loop (thread_team::touch), so that a machine whose memory is nearer some
+// cores than others -- several sockets, or a virtual machine over them -- keeps each thread's
+// part near it (values one thread wrote all lie near that thread's cores, and a direct loop over
+// them loses bandwidth).
 template <class T, class Fill>
 host_vector<T> placed(const Runtime& rt, const std::optional<Set>& on, std::size_t count, Fill fill) {
   host_vector<T> values(count);
-  thread_pool* pool = rt.state()->threads.get();
+  thread_team* team = rt.state()->threads.get();
   const index_t n = on ? on->size() : 0;
-  const int threads = pool != nullptr && n > 0 ? threads_for(pool->size(), n) : 1;
-  if (threads == 1) {
+  if (team == nullptr || n == 0) {
     fill(range{0, n}, values.data());
     return values;
   }
-  pool->run([&](int t) { fill(part_of(0, n, t, threads), values.data()); }, threads);
+  team->touch(n, [&](range part) { fill(part, values.data()); });
   return values;
 }
 

@@ -55,7 +55,7 @@ class rank_link {
 };
 
 // While one lives on a thread, the kernels built for its launches are agreed on over `link`: one
-// rank compiles or loads each, and the others take its binary (exec/kernel_cache.hpp). Set
+// rank compiles or loads each, and the others take its binary (exec/kernel/kernel_cache.hpp). Set
 // around a distributed loop's own launches, which every rank makes in the same order.
 class agreeing_on {
  public:

@@ -14,7 +14,7 @@ template <class Signature>
 class function_ref;
 
 // Refers to the callable it is made from, which must outlive it: a parameter, or a member of a
-// struct that is one (exec/loop_call.hpp), never kept.
+// struct that is one (exec/loop/loop_call.hpp), never kept.
 template <class R, class... P>
 class function_ref<R(P...)> {
  public:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // What parloop's handles (Set, Map, Subset, Dat, Global; Kernel and SourceKernel, through
-// exec/kernel.hpp's kernel_handle) are: a shared pointer to their state, which copies share. A
+// exec/kernel/kernel.hpp's kernel_handle) are: a shared pointer to their state, which copies share. A
 // handle moved from holds nothing; using it is an error that names the handle, never a crash.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 namespace parloop::detail {
 
-// The names errors give the data model's handles (exec/kernel.hpp names the kernels').
+// The names errors give the data model's handles (exec/kernel/kernel.hpp names the kernels').
 inline constexpr char set_handle_name[] = "Set";
 inline constexpr char map_handle_name[] = "Map";
 inline constexpr char subset_handle_name[] = "Subset";

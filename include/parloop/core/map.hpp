@@ -22,7 +22,7 @@
 namespace parloop {
 
 namespace detail {
-struct map_colorings;  // exec/colors.hpp
+struct map_colorings;  // exec/loop/colors.hpp
 
 struct map_state : std::enable_shared_from_this<map_state> {
   map_state(Set from_set, Set to_set, int map_arity, std::vector<index_t> map_values, std::string map_name)
@@ -100,7 +100,7 @@ struct map_state : std::enable_shared_from_this<map_state> {
   }
 
   // The colourings and two-level plans kept for loops over ranges of `from` that combine into
-  // targets of this map (exec/colors.hpp finds or makes them): made on first use, since the
+  // targets of this map (exec/loop/colors.hpp finds or makes them): made on first use, since the
   // values change only when reordered.
   mutable std::shared_ptr<map_colorings> colorings;
 

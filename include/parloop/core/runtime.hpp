@@ -3,7 +3,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,7 +15,7 @@
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/core/strategy.hpp"
-#include "parloop/core/thread_pool.hpp"
+#include "parloop/core/thread_team.hpp"
 #include "parloop/core/trace_checks.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
@@ -76,17 +75,14 @@ struct runtime_state {
   // How the device keeps dats of several components: the backend's choice when it opens.
   dat_layout dats = dat_layout::aos;
   transfer_stats transfers;
-  // The threads backend's pool, and the partial reductions of a loop's blocks (kept, so that a
-  // warm loop allocates nothing); null and empty elsewhere.
-  std::shared_ptr<thread_pool> threads;
-  std::vector<std::byte> partials;
+  // The threads backend (its pool and what its loops keep between calls); null elsewhere.
+  std::shared_ptr<thread_team> threads;
   // Elements per block where the threads backend colours or reduces (autotuned loops choose
-  // their own), and the id its autotuning choices are kept under.
+  // their own).
   int thread_block = default_thread_block;
-  std::uint64_t threads_id = 0;
 };
 
-// A device backend built into the program.
+// A backend built into the program, other than the host.
 struct backend_entry {
   // Whether the device `s` selects can be opened now; the backend discovers its devices once
   // per process.
@@ -99,20 +95,27 @@ struct backend_entry {
 // emits. Declared weak here: a program without the backend links (the address is null), and
 // one with it finds it from any translation unit at any time -- static initialisation
 // included -- since nothing has to run first to register it.
+[[gnu::weak]] const backend_entry* threads_backend_entry();
 [[gnu::weak]] const backend_entry* opencl_backend_entry();
 [[gnu::weak]] const backend_entry* cuda_backend_entry();
 
 inline const backend_entry* backend_entry_of(backend_kind kind) {
   switch (kind) {
+    case backend_kind::threads: return &threads_backend_entry != nullptr ? threads_backend_entry() : nullptr;
     case backend_kind::opencl: return &opencl_backend_entry != nullptr ? opencl_backend_entry() : nullptr;
     case backend_kind::cuda: return &cuda_backend_entry != nullptr ? cuda_backend_entry() : nullptr;
-    case backend_kind::host:
-    case backend_kind::threads: break;
+    case backend_kind::host: break;
   }
   return nullptr;
 }
 
+// The threads backend comes with parloop::parloop; a program has it where a unit includes
+// parloop.hpp (or backend/threads/entry.hpp).
 inline std::string not_built(backend_kind kind) {
+  if (kind == backend_kind::threads) {
+    return "the threads backend is not built into this program (include <parloop/parloop.hpp>, or "
+           "<parloop/backend/threads/entry.hpp>, in one of its units)";
+  }
   return parloop::detail::format("the {} backend is not built into this program (link parloop::{})", backend_name(kind),
                                  backend_name(kind));
 }

@@ -11,8 +11,6 @@
 #include "parloop/config.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/settings.hpp"
-#include "parloop/core/thread_count.hpp"
-#include "parloop/core/thread_pool.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 
@@ -21,7 +19,7 @@ namespace parloop {
 namespace detail {
 
 PARLOOP_FUNC backend_status status_of(backend_kind kind, const settings& s) {
-  if (runs_lambdas(kind)) return {kind, true, ""};
+  if (kind == backend_kind::host) return {kind, true, ""};
   const backend_entry* entry = backend_entry_of(kind);
   return entry != nullptr ? entry->status(s) : backend_status{kind, false, not_built(kind)};
 }
@@ -49,11 +47,7 @@ PARLOOP_FUNC Runtime Runtime::open_kind(backend_kind kind, const parloop::settin
   auto state = std::make_shared<detail::runtime_state>();
   state->kind = kind;
   detail::apply(*state, s);
-  if (kind == backend_kind::threads) {
-    state->threads = std::make_shared<detail::thread_pool>(s.threads, s.threads_pin, detail::spin_for(s.threads));
-    state->device_name = parloop::detail::format("{} threads", state->threads->size());
-    state->threads_id = detail::next_backend_id();
-  } else if (kind != backend_kind::host) {
+  if (kind != backend_kind::host) {
     const detail::backend_entry* entry = detail::backend_entry_of(kind);
     const std::string reason = entry != nullptr ? entry->open(*state) : detail::not_built(kind);
     if (!reason.empty()) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Launch strategies: how a loop's iteration range maps onto work-items. A strategy is chosen
-// like an access mode (per loop, or as a runtime's default); exec/kernel_source.hpp turns it
+// like an access mode (per loop, or as a runtime's default); codegen/kernel_source.hpp turns it
 // into generated code and the grid-size functor that goes with it.
 #pragma once
 

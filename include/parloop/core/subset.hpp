@@ -37,7 +37,7 @@ struct subset_state {
   Set superset;
   std::string name;
   // Names the subset among all a program makes, never reused: the colourings of loops over it
-  // are kept under it (exec/colors.hpp), and may outlive it.
+  // are kept under it (exec/loop/colors.hpp), and may outlive it.
   std::uint64_t id = next_id();
   // Ascending and distinct, in the user's numbering of the superset.
   std::vector<index_t> indices;

@@ -8,14 +8,15 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <string_view>
 
 #include "parloop/config.hpp"
-#include "parloop/core/thread_pool.hpp"
 
 namespace parloop::detail {
+
+// The most threads a pool has: far beyond any node's cores, short of what a typo would ask.
+inline constexpr int max_threads = 4096;
 
 // The CPUs this process may run on (its affinity mask, which a batch system or launcher may
 // have narrowed), else the machine's hardware threads.
@@ -40,10 +41,6 @@ PARLOOP_FUNC int cpus_for_rank();
 
 // The threads backend's thread count where the program does not say (the top of this file).
 PARLOOP_FUNC int threads_from_environment();
-
-// How long the pool's waiting threads spin (thread_pool.hpp says why): long while the node's
-// ranks x threads fit its CPUs, briefly where they oversubscribe them.
-inline std::chrono::microseconds spin_for(int threads) { return threads <= cpus_for_rank() ? spin_alone : spin_shared; }
 
 }  // namespace parloop::detail
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // How often a par_loop of a traced kernel traces its lambda again to find a captured value that
 // changed: devices run the first trace of a signature, the host runs the lambda, so a changed
-// capture would give each its own answer. exec/run_range.hpp's check_trace does the check.
+// capture would give each its own answer. exec/loop/run_range.hpp's check_trace does the check.
 #pragma once
 
 #include <cstdint>

@@ -25,7 +25,7 @@ enum class buffer_role : std::uint8_t {
   map,           // a map's values: index is param::map
   partials,      // one partial result per work-group of a global reduction: index is the parameter
   groups_done,   // how many work-groups have stored their partials; the last one finishes
-  index_errors,  // the first computed index out of range (exec/index_errors.hpp), if checked
+  index_errors,  // the first computed index out of range (exec/device/index_errors.hpp), if checked
   order,         // a coloured loop's elements in colour order: the launch's range indexes it
   plan,          // a two-level plan (order/block_plan.hpp): blocks, their colours and staging
   // Not a buffer: an int parameter, how many elements apart the components of the dat of data
@@ -73,7 +73,7 @@ inline bool checks_indices(const kernel& k, const source_options& o) {
 
 // Whether two elements of a loop of k can write one target at once: k combines (INC, MIN, MAX)
 // into a dat through a map. (An RW or WRITE through a map whose targets meet runs coloured: the
-// launch asks for conflicts::colors, exec/device_launch.hpp.)
+// launch asks for conflicts::colors, exec/device/device_launch.hpp.)
 inline bool combines_through_maps(const kernel& k) {
   return std::any_of(k.params.begin(), k.params.end(),
                      [](const param& p) { return combines_through_map(p.mode, p.kind); });

@@ -5,7 +5,7 @@
 // parallel, and the blocks are put together on the root); distributed_mesh partitions one set,
 // derives the owners of the others, plans every rank's regions on the root, sends each rank its
 // plan and its values, and gives back ordinary parloop handles: par_loop runs on them unchanged,
-// with halos exchanged and reductions combined across the ranks (exec/distributed_loop.hpp).
+// with halos exchanged and reductions combined across the ranks (exec/distributed/distributed_loop.hpp).
 // Each rank orders its elements within their regions for locality (mpi/region_order.hpp), unless
 // told to keep the global order. gather() brings a dat back in global numbering;
 // global_numbers() numbers each rank's share.
@@ -153,7 +153,7 @@ class distributed_mesh {
 
  private:
   // A rank on the host or threads backend runs a loop's lambda where a device rank takes part in
-  // agreeing on its kernel with the others (exec/kernel_cache.hpp): ranks on the CPU and on
+  // agreeing on its kernel with the others (exec/kernel/kernel_cache.hpp): ranks on the CPU and on
   // devices would wait for each other. Devices of different kinds agree (each compiles what it
   // cannot take), and so do host and threads ranks (neither agrees on anything).
   void agree_on_backends(const Runtime& rt) {

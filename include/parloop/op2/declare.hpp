@@ -20,7 +20,7 @@
 #include "parloop/core/map.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/kernel.hpp"
+#include "parloop/exec/kernel/kernel.hpp"
 #include "parloop/format.hpp"
 #include "parloop/identifier.hpp"
 #include "parloop/op2/handles.hpp"

@@ -11,11 +11,11 @@
 #include <span>
 #include <vector>
 
+#include "parloop/backend/host/launch.hpp"
 #include "parloop/core/arg.hpp"
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/range.hpp"
 #include "parloop/core/scalar_type.hpp"
-#include "parloop/exec/host_launch.hpp"
 #include "parloop/op2/args.hpp"
 
 namespace parloop::op2 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // op_par_loop: an OP2 loop as a parloop loop. Its arguments become the type-erased views that
-// every parloop loop runs on (op2/views.hpp, exec/loop_call.hpp); on the host and threads
+// every parloop loop runs on (op2/views.hpp, exec/loop/loop_call.hpp); on the host and threads
 // backends the kernel function itself is called on pointers to each element's values
 // (op2/host_run.hpp), so it stays debuggable, and on a device its C source, found by OP2's
 // convention with the constants it names (op2/kernel_source.hpp), is compiled as
@@ -20,10 +20,10 @@
 #include "parloop/core/arg.hpp"
 #include "parloop/core/function_ref.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/check.hpp"
-#include "parloop/exec/kernel.hpp"
-#include "parloop/exec/loop_call.hpp"
-#include "parloop/exec/source_kernel.hpp"
+#include "parloop/exec/kernel/kernel.hpp"
+#include "parloop/exec/kernel/source_kernel.hpp"
+#include "parloop/exec/loop/check.hpp"
+#include "parloop/exec/loop/loop_call.hpp"
 #include "parloop/format.hpp"
 #include "parloop/op2/args.hpp"
 #include "parloop/op2/constant_values.hpp"

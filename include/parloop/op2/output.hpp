@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "parloop/error.hpp"
-#include "parloop/exec/stats.hpp"
+#include "parloop/exec/kernel/stats.hpp"
 #include "parloop/format.hpp"
 #include "parloop/op2/declare.hpp"
 #include "parloop/op2/program.hpp"

@@ -20,7 +20,7 @@
 #include "parloop/core/runtime.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/kernel_cache.hpp"
+#include "parloop/exec/kernel/kernel_cache.hpp"
 #include "parloop/format.hpp"
 #include "parloop/op2/handles.hpp"
 

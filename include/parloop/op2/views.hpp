@@ -15,7 +15,7 @@
 #include "parloop/core/function_ref.hpp"
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/source_kernel.hpp"
+#include "parloop/exec/kernel/source_kernel.hpp"
 #include "parloop/format.hpp"
 #include "parloop/op2/args.hpp"
 #include "parloop/op2/handles.hpp"

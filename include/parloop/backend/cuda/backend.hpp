@@ -20,7 +20,7 @@
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/runtime.hpp"
-#include "parloop/exec/device_backend.hpp"
+#include "parloop/exec/device/device_backend.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {

@@ -12,7 +12,7 @@
 #include "parloop/backend/cuda/driver.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/device_choice.hpp"
+#include "parloop/exec/device/device_choice.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {

@@ -16,7 +16,7 @@
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/device_backend.hpp"
+#include "parloop/exec/device/device_backend.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {

@@ -10,7 +10,7 @@
 #include "parloop/backend/cuda/device.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/staged_copies.hpp"
+#include "parloop/exec/device/staged_copies.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::backend::cuda {

@@ -9,7 +9,7 @@
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/device_choice.hpp"
+#include "parloop/exec/device/device_choice.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {

@@ -9,7 +9,7 @@
 #include "parloop/backend/opencl/device.hpp"
 #include "parloop/core/validity.hpp"
 #include "parloop/error.hpp"
-#include "parloop/exec/staged_copies.hpp"
+#include "parloop/exec/device/staged_copies.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::backend::opencl {
