@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -143,15 +145,34 @@ inline device chosen_device(const settings& s) {
 
 using queue_handle = handle<cl_command_queue, clReleaseCommandQueue>;
 
-// A context and an in-order queue on one device.
+// The process's context on device `id`, made at its first use and kept for the process's life,
+// retained once more for the caller. Runtimes opened one after another share it, as the CUDA
+// backend's share a device's primary context: a context is costly to make, and PoCL loads its
+// kernel library into each context it compiles in, which was half of every program's build when
+// each runtime made its own (docs/performance.md).
+inline cl_context shared_context(cl_device_id id) {
+  static std::mutex mutex;
+  // Never freed: released by a static destructor at exit, a context could outlive the
+  // implementation's own statics.
+  static auto* const contexts = new std::map<cl_device_id, cl_context>;
+  const std::lock_guard lock(mutex);
+  auto found = contexts->find(id);
+  if (found == contexts->end()) {
+    cl_int status = CL_SUCCESS;
+    const cl_context made = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
+    check(status, "clCreateContext");
+    found = contexts->emplace(id, made).first;
+  }
+  check(clRetainContext(found->second), "clRetainContext");
+  return found->second;
+}
+
+// The device's shared context and an in-order queue of its own on it.
 class context {
  public:
-  explicit context(const device& d) : device_(d) {
+  explicit context(const device& d) : device_(d), handle_(shared_context(d.id)) {
     cl_int status = CL_SUCCESS;
-    cl_device_id id = d.id;
-    handle_ = context_handle(clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status));
-    check(status, "clCreateContext");
-    queue_ = queue_handle(clCreateCommandQueue(handle_.get(), id, 0, &status));
+    queue_ = queue_handle(clCreateCommandQueue(handle_.get(), d.id, 0, &status));
     check(status, "clCreateCommandQueue");
   }
 
