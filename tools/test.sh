@@ -3,7 +3,7 @@
 # Installs what is missing, then builds and runs the whole test suite twice: a plain build,
 # and one under AddressSanitizer + UndefinedBehaviorSanitizer (the MPI tests on 2 ranks); then
 # the tests of threads and the threads backend's loop matrix under ThreadSanitizer, and fuzzes
-# the disk cache's entry reader for a minute (clang++ and its libFuzzer needed).
+# the disk cache's entry reader (two processes for 30 s; clang++ and its libFuzzer needed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -34,8 +34,9 @@ run_suite() {
 
 # Release as users build, without debug information (a third of the compile time), with the
 # compiled library (PARLOOP_COMPILED); the sanitized builds below are header-only, as a program
-# gets parloop by default, so that every test runs in both modes.
-run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_COMPILED=ON
+# gets parloop by default, so that every test runs in both modes. The examples, which run here as
+# tests on small meshes, at -O1 (PARLOOP_EXAMPLES_O1: half their compile time).
+run_suite "$root/build-test" "" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_COMPILED=ON -DPARLOOP_EXAMPLES_O1=ON
 # Header-only under the sanitizers. The OpenCL path runs through test_device_loops_opencl; the host matrix again on
 # OpenCL (hundreds of device compiles, minutes on two cores) runs in the plain build only.
 # LeakSanitizer's tracer now and then crashes at exit while PoCL's worker threads run ("Tracer
@@ -53,8 +54,8 @@ PARLOOP_TEST_COMPILE_KERNELS=0 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp"
 # only those are built (PARLOOP_TSAN), header-only. The plain run compiled their kernels.
 PARLOOP_TEST_COMPILE_KERNELS=0 run_suite "$root/build-tsan" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARLOOP_TSAN=ON -DPARLOOP_BUILD_EXAMPLES=OFF \
   -DPARLOOP_BUILD_TOOLS=OFF
-# The disk cache's entry reader under libFuzzer (clang only): the one fuzz target, fuzzed for a
-# minute (tests/fuzz); the rest of the suite is configured but not built.
+# The disk cache's entry reader under libFuzzer (clang only): the one fuzz target, fuzzed for 30
+# seconds by two processes (tests/fuzz); the rest of the suite is configured but not built.
 configure "$root/build-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DPARLOOP_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$root/build-fuzz" -j "$jobs" --target fuzz_disk_entry
 ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz

@@ -2,8 +2,8 @@
 // parloop's own text: fmt's formatting, with each format string checked at compile time only
 // where PARLOOP_CHECK_FORMATS is 1. Checking is consteval work for every call in every unit that
 // includes the headers (a sixth of a header-only program's parse) for strings a program never
-// changes, so parloop's build sets it only in units that are never linked (each header alone,
-// the documentation's programs): no program mixes checked and unchecked definitions.
+// changes, so parloop's build sets it only in units that are never linked (one that includes every
+// header, the documentation's programs): no program mixes checked and unchecked definitions.
 #pragma once
 
 #include <string>
