@@ -8,6 +8,7 @@
 #include "parloop/core/settings_impl.hpp"
 #include "parloop/core/thread_count_impl.hpp"
 #include "parloop/exec/device/device_run_impl.hpp"
+#include "parloop/exec/distributed/entry_impl.hpp"
 #include "parloop/exec/kernel/kernel_cache_impl.hpp"
 #include "parloop/exec/loop/loop_call_impl.hpp"
 #include "parloop/ir/builder_impl.hpp"

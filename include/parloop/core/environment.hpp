@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
@@ -44,10 +46,34 @@ struct environment_choice {
   std::string_view meaning;
 };
 
+// A word a variable may hold, with its meaning, as an error lists it.
+struct listed_choice {
+  std::string_view word;
+  std::string_view meaning;
+  bool is_default;
+};
+
+// The error for `name` holding `v`, a word none of `choices` is: each choice with its meaning,
+// the default first (as the documentation lists them), then what unset means where a default
+// is none of the words (the best backend). Not a template: every variable shares it.
+[[noreturn]] inline void refuse_choice(const char* name, const char* v, std::span<const listed_choice> choices,
+                                       std::string_view unset_means) {
+  std::string listed;
+  std::size_t said = 0;
+  for (const bool defaults : {true, false}) {
+    for (const listed_choice& c : choices) {
+      if (c.is_default != defaults) continue;
+      listed += said == 0 ? "" : said + 1 == choices.size() ? " or " : ", ";
+      listed += parloop::detail::format("{} ({}{})", c.word, c.meaning, c.is_default ? ", the default" : "");
+      ++said;
+    }
+  }
+  if (!unset_means.empty()) listed += parloop::detail::format("; unset, {}", unset_means);
+  throw argument_error(parloop::detail::format("{} is '{}': use {}", name, v, listed));
+}
+
 // The value the word in `name` stands for among `choices`; `by_default` when it is unset or
-// empty. Another word is an argument_error that lists each choice with its meaning, the default
-// first (as the documentation lists them); a default that is none of the words (the best
-// backend) is said by `unset_means`.
+// empty; another word is refused (refuse_choice).
 template <class T>
 T choice_from_environment(const char* name, T by_default, std::initializer_list<environment_choice<T>> choices,
                           std::string_view unset_means = {}) {
@@ -56,21 +82,9 @@ T choice_from_environment(const char* name, T by_default, std::initializer_list<
   for (const environment_choice<T>& c : choices) {
     if (c.word == v) return c.value;
   }
-  std::string listed;
-  std::size_t said = 0;
-  auto say = [&](const environment_choice<T>& c, bool is_default) {
-    listed += said == 0 ? "" : said + 1 == choices.size() ? " or " : ", ";
-    listed += parloop::detail::format("{} ({}{})", c.word, c.meaning, is_default ? ", the default" : "");
-    ++said;
-  };
-  for (const environment_choice<T>& c : choices) {
-    if (c.value == by_default) say(c, true);
-  }
-  for (const environment_choice<T>& c : choices) {
-    if (!(c.value == by_default)) say(c, false);
-  }
-  if (!unset_means.empty()) listed += parloop::detail::format("; unset, {}", unset_means);
-  throw argument_error(parloop::detail::format("{} is '{}': use {}", name, v, listed));
+  std::vector<listed_choice> listed;
+  for (const environment_choice<T>& c : choices) listed.push_back({c.word, c.meaning, c.value == by_default});
+  refuse_choice(name, v, listed, unset_means);
 }
 
 // A 0/1 switch: 1 does `what_1`, 0 does `what_0`.

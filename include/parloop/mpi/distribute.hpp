@@ -34,6 +34,7 @@
 #include "parloop/core/scalar_type.hpp"
 #include "parloop/core/set.hpp"
 #include "parloop/error.hpp"
+#include "parloop/exec/distributed/entry.hpp"
 #include "parloop/format.hpp"
 #include "parloop/mpi/gather.hpp"
 #include "parloop/mpi/global_mesh.hpp"

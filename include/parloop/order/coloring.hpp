@@ -194,21 +194,6 @@ inline index_t element_at(std::span<const index_t> elements, std::int64_t p) {
   return elements.empty() ? static_cast<index_t>(p) : elements[static_cast<std::size_t>(p)];
 }
 
-// Colours [start, end) (positions in `elements`, over a subset): its elements sorted by colour.
-inline std::shared_ptr<coloring> color_elements(index_t start, index_t end, std::span<const combined_targets> through,
-                                                transfer_stats& transfers, std::span<const index_t> elements = {}) {
-  std::vector<index_t> counts, offsets;
-  const std::vector<int> color = greedy_colors(
-      static_cast<std::size_t>(end - start), space_sizes(through),
-      [&](std::size_t i, auto&& visit) {
-        for_each_target(through, element_at(elements, start + static_cast<std::int64_t>(i)), visit);
-      },
-      counts);
-  std::vector<index_t> order = sorted_by_color(color, counts, offsets);
-  for (index_t& e : order) e = element_at(elements, std::int64_t{start} + e);
-  return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
-}
-
 // Colours the blocks of [start, end), `block` consecutive positions each (the last may be
 // shorter), so that no two blocks of one colour reach one target: each block's colour; `counts`
 // gets the blocks per colour. OP2's plan colours its blocks so, and so does the threads backend.
@@ -224,6 +209,17 @@ inline std::vector<int> block_colors(index_t start, index_t end, int block, std:
         for (std::int64_t p = first; p < last; ++p) for_each_target(through, element_at(elements, p), visit);
       },
       counts);
+}
+
+// Colours [start, end) (positions in `elements`, over a subset): its elements sorted by colour.
+// Blocks of one element each: one colouring serves both.
+inline std::shared_ptr<coloring> color_elements(index_t start, index_t end, std::span<const combined_targets> through,
+                                                transfer_stats& transfers, std::span<const index_t> elements = {}) {
+  std::vector<index_t> counts, offsets;
+  const std::vector<int> color = block_colors(start, end, 1, through, counts, elements);
+  std::vector<index_t> order = sorted_by_color(color, counts, offsets);
+  for (index_t& e : order) e = element_at(elements, std::int64_t{start} + e);
+  return std::make_shared<coloring>(std::move(order), std::move(offsets), transfers);
 }
 
 // The blocks of [start, end) sorted by colour: `order` holds block numbers (block b is positions

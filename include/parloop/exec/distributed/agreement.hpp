@@ -50,7 +50,7 @@ cache::kernel_record send_entry(rank_link& link, int holder, const cache::key_ma
 // kernel in memory already (`held`) takes part as one that has it, and gets null back.
 inline std::unique_ptr<launcher> agree(rank_link& link, device_backend& device, const codegen::kernel_source& source,
                                        const cache::key_material& material, const std::string& name,
-                                       kernel_stats& stats, const launcher* held = nullptr) {
+                                       kernel_stats& stats, const launcher* held) {
   const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
   const std::string key = cache::key_of(material);
   std::unique_ptr<launcher> mine =

@@ -3,8 +3,8 @@
 // arriving, the core (elements that reach no halo) runs meanwhile, then the rest once they are
 // in. A loop that writes through a map runs the exec halo too, redundantly, so that what its
 // owned targets receive is complete without sending increments back. Reductions count owned
-// elements only and end in an all-reduce over the ranks. Plain code over the arguments' views:
-// loop_call_impl.hpp includes it.
+// elements only and end in an all-reduce over the ranks. Plain code over the arguments' views, which
+// a program of the mpi component gets through entry.hpp.
 #pragma once
 
 #include <algorithm>

@@ -20,7 +20,7 @@
 #include "parloop/core/distribution.hpp"
 #include "parloop/core/strategy.hpp"
 #include "parloop/exec/device/device_backend.hpp"
-#include "parloop/exec/distributed/agreement.hpp"
+#include "parloop/exec/distributed/seam.hpp"
 #include "parloop/exec/kernel/kernel_build.hpp"
 #include "parloop/exec/kernel/kernel_cache.hpp"
 #include "parloop/exec/kernel/kernel_entry.hpp"
@@ -251,7 +251,8 @@ PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_ba
           const launcher& held = *c->loaded;
           lock.unlock();
           const codegen::kernel_source source = source_for(*e.ir, device, s, writes);
-          static_cast<void>(agree(*link, device, source, material_of(device, source), e.ir->name, *stats_, &held));
+          static_cast<void>(distributed_loops().agree(*link, device, source, material_of(device, source), e.ir->name,
+                                                      *stats_, &held));
           lock.lock();
         }
         c->mark_agreed(*link);

@@ -16,7 +16,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device/device_backend.hpp"
-#include "parloop/exec/distributed/agreement.hpp"
+#include "parloop/exec/distributed/seam.hpp"
 #include "parloop/exec/kernel/kernel_build.hpp"
 #include "parloop/exec/kernel/stats.hpp"
 #include "parloop/ir/kernel.hpp"
@@ -49,7 +49,9 @@ inline std::unique_ptr<launcher> build_or_load(device_backend& device, const cod
                                                const std::string& name, kernel_stats& stats) {
   const std::shared_ptr<const cache::disk_cache>& disk = device.disk();
   const cache::key_material material = material_of(device, source);
-  if (rank_link* link = agreeing_on::link()) return agree(*link, device, source, material, name, stats);
+  if (rank_link* link = agreeing_on::link()) {
+    return distributed_loops().agree(*link, device, source, material, name, stats, nullptr);
+  }
   if (disk == nullptr) return compile(device, source, name, stats);
   const std::string key = cache::key_of(material);
   if (auto loaded = load_from(device, *disk, material, key, name, stats)) return loaded;

@@ -12,7 +12,7 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/dsl/aliasing.hpp"
 #include "parloop/dsl/params.hpp"
-#include "parloop/exec/distributed/distributed_loop.hpp"
+#include "parloop/exec/distributed/seam.hpp"
 #include "parloop/exec/kernel/kernel_cache.hpp"
 #include "parloop/exec/loop/check.hpp"
 #include "parloop/exec/loop/loop_call.hpp"
@@ -47,7 +47,7 @@ PARLOOP_FUNC void run_call(const loop_call& call) {
   // The same strategies are refused on every backend, the host included.
   check_strategy(call.how.named.launch);
   if (const set_distribution* d = call.set.distribution()) {
-    run_distributed(call, *d);
+    distributed_loops().run(call, *d);
   } else {
     check_loop(call.kernel, call.set, call.r, call.views, call.subset, call.extrusion, call.run_of);
     // Tracing checks the rules only a trace can see, so the host refuses what a device would.
