@@ -11,9 +11,7 @@
 #include <vector>
 
 #include "parloop/codegen/emitter.hpp"
-#include "parloop/dsl/source_array_parameters.hpp"
 #include "parloop/dsl/source_functions.hpp"
-#include "parloop/dsl/source_std_calls.hpp"
 #include "parloop/format.hpp"
 
 namespace parloop::codegen {
@@ -35,7 +33,7 @@ inline std::string emitter::emit() {
     d_.source_prelude(out);
     out.line("#undef {}", k_.name);
     out.line("#define {} {}", k_.name, raw_function_name(k_));
-    out.verbatim(parloop::detail::without_std_math(parloop::detail::with_pointer_parameters(k_.raw_source)));
+    out.verbatim(k_.raw_source);
     out.line("// The function parloop calls; a definition of other types above fails here.");
     out.line("{}", d_.prototype_check(raw_function_name(k_), raw_parameters()));
     out.line("#undef {}", k_.name);

@@ -123,7 +123,8 @@ struct extrusion {
 };
 
 // A traced kernel has a body; a kernel from source has raw_source instead (an elemental C
-// function called `name`, taking one pointer per parameter) and no body.
+// function called `name`, taking one pointer per parameter, in the devices' C: made so by
+// exec/kernel/source_kernel.hpp) and no body.
 struct kernel {
   std::string name;
   std::vector<param> params;

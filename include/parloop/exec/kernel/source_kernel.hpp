@@ -9,7 +9,9 @@
 #include <string>
 #include <utility>
 
+#include "parloop/dsl/source_array_parameters.hpp"
 #include "parloop/dsl/source_includes.hpp"
+#include "parloop/dsl/source_std_calls.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/kernel/kernel.hpp"
 #include "parloop/exec/kernel/kernel_cache.hpp"
@@ -27,16 +29,18 @@ namespace detail {
 
 // The IR of C source `source` defining `name`, called with `params`, each declared as `declared`
 // says where it is given. A kernel without source (OP2's on the host, which calls the function
-// itself) gets an empty body, never compiled.
+// itself) gets an empty body, never compiled. The source is made device C here, once: its array
+// parameters as pointers, std:: math as C's (what a program that has no such kernel does not
+// compile).
 inline ir::kernel source_kernel_ir(const std::string& name, const std::string& source,
                                    std::span<const ir::param> params, std::span<const source_param> declared = {}) {
   ir::kernel k;
   k.name = name;
   k.params.assign(params.begin(), params.end());
-  k.raw_source = source;
   if (source.empty()) {
     k.blocks.emplace_back();
   } else {
+    k.raw_source = without_std_math(with_pointer_parameters(source));
     k.raw_params.assign(declared.begin(), declared.end());
   }
   return k;
