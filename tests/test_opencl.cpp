@@ -159,6 +159,25 @@ TEST_CASE("a dat moves between host and an OpenCL device only when a copy is sta
   CHECK(rt.transfers().to_host_bytes == 4000);
 }
 
+TEST_CASE("runtimes opened one after another on an OpenCL device share its context, each with a queue of its own",
+          "[opencl][device]") {
+  const auto context_of = [](const pl::Runtime& rt) -> const ocl::context& {
+    return static_cast<const ocl::backend&>(*rt.state()->backend).opencl_context();
+  };
+  cl_context first = nullptr;
+  {
+    const pl::Runtime rt = pl::Runtime::open(pl::backend_kind::opencl);
+    first = context_of(rt).get();
+  }
+  // The first runtime is closed: its context is kept (PoCL loads its kernel library into each
+  // context it compiles in), and the two open now have queues of their own on it.
+  const pl::Runtime a = pl::Runtime::open(pl::backend_kind::opencl);
+  const pl::Runtime b = pl::Runtime::open(pl::backend_kind::opencl);
+  CHECK(context_of(a).get() == first);
+  CHECK(context_of(b).get() == first);
+  CHECK(context_of(a).queue() != context_of(b).queue());
+}
+
 namespace {
 
 // A runtime on an OpenCL device described by `d`: a test changes the description to play a
