@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <parloop/codegen/opencl.hpp>
 #include <parloop/exec/device/device_backend.hpp>
 #include <parloop/parloop.hpp>
 
@@ -82,7 +83,10 @@ class fake_backend final : public pl::detail::device_backend {
   std::string describe() const override { return "fake"; }
   pl::strategy default_strategy() const override { return pl::split_n_across_workgroups{}; }
   pl::strategy default_reduction_strategy() const override { return pl::grid_stride{}; }
-  pl::codegen::dialect_kind dialect() const override { return pl::codegen::dialect_kind::opencl; }
+  const pl::codegen::dialect& dialect() const override {
+    static const pl::codegen::opencl_dialect opencl;
+    return opencl;
+  }
   const pl::cache::device_signature& signature() const override { return signature_; }
   pl::ir::device_facts facts() const override { return {4}; }
 

@@ -1,6 +1,7 @@
 # The library's folders are layers: a header includes headers of its own folder or of a folder
 # below it, never above, so that no two folders include each other; cache/ and op2/ skip some.
-# And no header is over 300 lines unless docs/design.md ("Files over 300 lines") says why.
+# And no header is over 300 lines unless docs/design.md ("Files over 300 lines") says why, and
+# every cold region (config.hpp's PARLOOP_COLD_BEGIN) closes in its header with nothing included.
 # cmake -DINCLUDE_DIR=<repo>/include -DDESIGN=<repo>/docs/design.md -P layers.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -50,6 +51,25 @@ foreach(header IN LISTS headers)
   list(LENGTH newlines count)
   if(count GREATER 300 AND NOT header IN_LIST exempt)
     string(APPEND problems "\n  ${header}: ${count} lines (over 300, and not in docs/design.md's list)")
+  endif()
+  # Code compiled for size (config.hpp): each PARLOOP_COLD_BEGIN closed by a PARLOOP_COLD_END
+  # in the same header, and nothing included between them, whose code would be compiled so too.
+  string(REGEX MATCHALL "\nPARLOOP_COLD_(BEGIN|END)\n|\n#include [^\n]*" marks "${text}")
+  set(cold OFF)
+  foreach(mark IN LISTS marks)
+    if(mark MATCHES "BEGIN\n$" AND NOT cold)
+      set(cold ON)
+    elseif(mark MATCHES "END\n$" AND cold)
+      set(cold OFF)
+    elseif(mark MATCHES "#include" AND NOT cold)
+      continue()
+    else()
+      string(STRIP "${mark}" mark)
+      string(APPEND problems "\n  ${header}: ${mark} where the cold markers do not allow it")
+    endif()
+  endforeach()
+  if(cold)
+    string(APPEND problems "\n  ${header}: PARLOOP_COLD_BEGIN without PARLOOP_COLD_END")
   endif()
   file(STRINGS "${INCLUDE_DIR}/${header}" includes REGEX "^#include \"parloop/")
   foreach(line IN LISTS includes)

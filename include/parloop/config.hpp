@@ -28,6 +28,23 @@
 #define PARLOOP_INLINE inline
 #endif
 
+// Code that runs once per program or once per kernel built (generating and compiling source, the
+// disk cache, tracing, autotuning, reading settings) is optimised for size: its time is nothing
+// beside a device compiler's, and at -O2 it was a sixth of the code a header-only program
+// compiles. A header opens PARLOOP_COLD_BEGIN after its includes, so that the standard library's
+// code stays as the program compiles it, and closes PARLOOP_COLD_END before any trailing
+// _impl.hpp include. A program built without optimisation keeps that for all of it.
+#if defined(__OPTIMIZE__) && defined(__clang__)
+#define PARLOOP_COLD_BEGIN _Pragma("clang attribute push(__attribute__((minsize)), apply_to = function)")
+#define PARLOOP_COLD_END _Pragma("clang attribute pop")
+#elif defined(__OPTIMIZE__) && defined(__GNUC__)
+#define PARLOOP_COLD_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"Os\")")
+#define PARLOOP_COLD_END _Pragma("GCC pop_options")
+#else
+#define PARLOOP_COLD_BEGIN
+#define PARLOOP_COLD_END
+#endif
+
 namespace parloop {
 
 // Map values and element indices: OP2 and PyOP2 use 32-bit indices, and so do we.

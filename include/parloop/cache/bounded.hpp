@@ -14,7 +14,10 @@
 #include <cereal/archives/portable_binary.hpp>
 #include <cereal/cereal.hpp>
 
+#include "parloop/config.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -73,3 +76,5 @@ void load(Archive& archive, bounded_ref<Container>& b) {
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

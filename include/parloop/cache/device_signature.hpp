@@ -7,9 +7,12 @@
 
 #include <cereal/cereal.hpp>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/bounded.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -48,3 +51,5 @@ void load(Archive& archive, device_signature& s) {
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

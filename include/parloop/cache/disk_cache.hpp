@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/disk_files.hpp"
 #include "parloop/core/backend_kind.hpp"
@@ -42,6 +43,8 @@
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -259,3 +262,5 @@ class disk_cache {
 };
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

@@ -23,11 +23,14 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/bounded.hpp"
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/format.hpp"
 #include "parloop/version.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -177,3 +180,5 @@ inline decoded_entry decode_entry(std::span<const unsigned char> bytes, const ke
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

@@ -31,12 +31,15 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 #include "parloop/whole_file.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -223,3 +226,5 @@ inline disk_layout walk_layout(const std::filesystem::path& dir, bool check_entr
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

@@ -16,12 +16,15 @@
 
 #include <unistd.h>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/disk_files.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -202,3 +205,5 @@ inline import_result import_from(const disk_cache& disk, const std::filesystem::
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

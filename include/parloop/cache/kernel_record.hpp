@@ -12,11 +12,14 @@
 
 #include <cereal/cereal.hpp>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/bounded.hpp"
 #include "parloop/core/backend_kind.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/grid.hpp"
 #include "parloop/ir/layout.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -115,3 +118,5 @@ void load(Archive& archive, kernel_record& r) {
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

@@ -12,8 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::cache {
 
@@ -59,3 +62,5 @@ rebuild_verdict compare_with_rebuilt(const std::vector<unsigned char>& stored, B
 }
 
 }  // namespace parloop::cache
+
+PARLOOP_COLD_END

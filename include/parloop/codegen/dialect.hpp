@@ -7,8 +7,11 @@
 #include <string>
 #include <string_view>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/writer.hpp"
 #include "parloop/ir/types.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -37,6 +40,10 @@ constexpr std::string_view type_tag(scalar_type t) {
   return "?";
 }
 
+inline std::string_view name_of(dialect_kind kind) { return kind == dialect_kind::opencl ? "OpenCL C" : "CUDA"; }
+// The file extension of dumped sources.
+inline std::string_view extension_of(dialect_kind kind) { return kind == dialect_kind::opencl ? "cl" : "cu"; }
+
 // Language features a generated source uses, which some dialects must switch on.
 struct features {
   bool fp64 = false;                    // computes in double
@@ -51,9 +58,6 @@ class dialect {
   virtual ~dialect() = default;
 
   virtual dialect_kind kind() const = 0;
-  virtual std::string_view name() const = 0;
-  // The file extension of dumped sources.
-  virtual std::string_view extension() const = 0;
 
   virtual std::string_view type(scalar_type t) const = 0;
   virtual std::string int64_literal(std::int64_t v) const = 0;
@@ -122,3 +126,5 @@ class dialect {
 };
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/dsl/source_functions.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/written_first.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -168,3 +171,5 @@ inline void emitter::raw_call(source_writer& w) {
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -11,8 +11,11 @@
 #include <variant>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -167,3 +170,5 @@ inline void emitter::move_vectors(source_writer& w, const std::vector<std::size_
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -9,8 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -161,3 +164,5 @@ inline void emitter::statement(source_writer& w, const ir::stmt& s) {
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -10,9 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/dsl/source_functions.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -24,7 +27,7 @@ inline std::string emitter::emit() {
   kernel_definition(kernel);
 
   source_writer out;
-  out.line("// parloop kernel '{}' in {}, generated {}", k_.name, d_.name(),
+  out.line("// parloop kernel '{}' in {}, generated {}", k_.name, name_of(d_.kind()),
            raw() ? "around its C source" : "from its trace");
   d_.pragmas(out, features_);
   helpers(out);
@@ -171,3 +174,5 @@ inline void emitter::checked_index_helper(source_writer& w) {
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -11,9 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/format.hpp"
 #include "parloop/order/block_plan.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -138,3 +141,5 @@ inline void emitter::block_elements(source_writer& w) {
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -160,3 +163,5 @@ inline void emitter::warp_tree(source_writer& w, std::size_t i, const ir::param&
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/writer.hpp"
 #include "parloop/core/conflicts.hpp"
@@ -28,6 +29,8 @@
 #include "parloop/ir/layout.hpp"
 #include "parloop/ir/written_first.hpp"
 #include "parloop/order/block_plan.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -235,3 +238,5 @@ class emitter {
 };
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/cuda.hpp"
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/codegen/emit.hpp"
@@ -12,6 +13,8 @@
 #include "parloop/core/strategy.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -24,6 +27,9 @@ struct generated_source {
   features needs;    // what it needs of the device: double precision, 64-bit atomics
 };
 
+// The dialect objects of both kinds, for tests and tools that name a kind: a backend hands the
+// pipeline its own (device_backend::dialect), so that a program compiles the dialects of the
+// backends it includes only.
 inline const dialect& dialect_of(dialect_kind kind) {
   static const opencl_dialect opencl;
   static const cuda_dialect cuda;
@@ -31,13 +37,16 @@ inline const dialect& dialect_of(dialect_kind kind) {
 }
 
 // The kernel as source in one dialect, for one launch strategy.
-inline generated_source generate(const ir::kernel& k, dialect_kind kind,
-                                 const strategy& s = split_n_across_workgroups{}, const ir::source_options& o = {}) {
-  const dialect& d = dialect_of(kind);
+inline generated_source generate(const ir::kernel& k, const dialect& d, const strategy& s = split_n_across_workgroups{},
+                                 const ir::source_options& o = {}) {
   emitter e(k, d, s, o);
-  generated_source out{kind, k.name, entry_name(k), e.emit(), {}, {}};
+  generated_source out{d.kind(), k.name, entry_name(k), e.emit(), {}, {}};
   out.needs = e.needs();
   return out;
+}
+inline generated_source generate(const ir::kernel& k, dialect_kind kind,
+                                 const strategy& s = split_n_across_workgroups{}, const ir::source_options& o = {}) {
+  return generate(k, dialect_of(kind), s, o);
 }
 
 // The message of a compile_error: what failed, the compiler's log, the numbered source.
@@ -50,7 +59,9 @@ inline std::string compile_failure(const generated_source& s, std::string_view c
       file_scope_constant ? "\nA file-scope constant in a kernel from source is declared "
                             "`PL_CONSTANT double k = 2.0;`, which every backend accepts."
                           : "",
-      log, dialect_of(s.dialect).name(), with_line_numbers(s.text));
+      log, name_of(s.dialect), with_line_numbers(s.text));
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/emitter.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/core/conflicts.hpp"
@@ -15,6 +16,8 @@
 #include "parloop/ir/grid.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/layout.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -70,7 +73,7 @@ inline strategy for_kernel(const ir::kernel& k, const strategy& s, conflicts wri
 }
 
 // The kernel in `dialect` for strategy `s`, with its launch geometry.
-inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, const strategy& requested,
+inline kernel_source make_source(const ir::kernel& k, const dialect& dialect, const strategy& requested,
                                  const ir::source_options& o = {}) {
   parloop::detail::check_strategy(requested);
   const strategy s = for_kernel(k, requested, o.writes);
@@ -81,5 +84,11 @@ inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, cons
                                                              : grid_size(s);
   return {generate(k, dialect, s, o), std::move(grid), parloop::detail::block_size(s), buffers(k, o)};
 }
+inline kernel_source make_source(const ir::kernel& k, dialect_kind dialect, const strategy& requested,
+                                 const ir::source_options& o = {}) {
+  return make_source(k, dialect_of(dialect), requested, o);
+}
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

@@ -7,16 +7,17 @@
 #include <limits>
 #include <string>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/dialect.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
 class opencl_dialect final : public dialect {
  public:
   dialect_kind kind() const override { return dialect_kind::opencl; }
-  std::string_view name() const override { return "OpenCL C"; }
-  std::string_view extension() const override { return "cl"; }
 
   std::string_view type(scalar_type t) const override {
     switch (t) {
@@ -131,3 +132,5 @@ class opencl_dialect final : public dialect {
 };
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

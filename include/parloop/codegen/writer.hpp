@@ -6,7 +6,10 @@
 #include <string_view>
 #include <utility>
 
+#include "parloop/config.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::codegen {
 
@@ -76,3 +79,5 @@ inline std::string with_line_numbers(std::string_view text) {
 }
 
 }  // namespace parloop::codegen
+
+PARLOOP_COLD_END

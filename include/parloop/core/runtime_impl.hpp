@@ -14,6 +14,8 @@
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop {
 
 namespace detail {
@@ -76,3 +78,5 @@ PARLOOP_FUNC Runtime Runtime::open_best(const parloop::settings& s) {
 }
 
 }  // namespace parloop
+
+PARLOOP_COLD_END

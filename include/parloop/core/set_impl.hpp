@@ -13,6 +13,8 @@
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop {
 
 PARLOOP_FUNC std::string detail::default_name(const char* kind) {
@@ -40,3 +42,5 @@ PARLOOP_FUNC Set::Set(const Runtime& rt, std::shared_ptr<const detail::set_distr
 }
 
 }  // namespace parloop
+
+PARLOOP_COLD_END

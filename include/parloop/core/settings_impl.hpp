@@ -15,6 +15,8 @@
 #include "parloop/core/trace_checks.hpp"
 #include "parloop/format.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop {
 
 PARLOOP_FUNC settings settings::from_environment() {
@@ -86,3 +88,5 @@ PARLOOP_FUNC settings settings::from_environment() {
 }
 
 }  // namespace parloop
+
+PARLOOP_COLD_END

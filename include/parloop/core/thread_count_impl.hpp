@@ -24,6 +24,8 @@
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop::detail {
 
 PARLOOP_FUNC int usable_cpus() {
@@ -99,3 +101,5 @@ PARLOOP_FUNC int threads_from_environment() {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -22,6 +22,8 @@
 #include "parloop/identifier.hpp"
 #include "parloop/ir/kernel.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop::ir {
 
 namespace detail {
@@ -154,6 +156,8 @@ class builder {
 };
 
 }  // namespace parloop::ir
+
+PARLOOP_COLD_END
 
 #if !PARLOOP_COMPILED
 #include "parloop/ir/builder_impl.hpp"

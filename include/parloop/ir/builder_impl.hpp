@@ -15,6 +15,8 @@
 #include "parloop/identifier.hpp"
 #include "parloop/ir/builder.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop::ir {
 
 PARLOOP_FUNC builder::builder(std::string kernel_name, std::vector<param> params) {
@@ -90,3 +92,5 @@ PARLOOP_FUNC void builder::check_readable(id e) const {
 }
 
 }  // namespace parloop::ir
+
+PARLOOP_COLD_END

@@ -9,7 +9,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "parloop/config.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::ir {
 
@@ -81,3 +84,5 @@ inline std::uint64_t hash(const kernel& k) {
 }
 
 }  // namespace parloop::ir
+
+PARLOOP_COLD_END

@@ -4,8 +4,11 @@
 
 #include <string>
 
+#include "parloop/config.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::ir {
 
@@ -124,3 +127,5 @@ inline std::string to_string(const kernel& k) {
 }
 
 }  // namespace parloop::ir
+
+PARLOOP_COLD_END

@@ -7,7 +7,10 @@
 
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::ir {
 
@@ -107,3 +110,5 @@ inline bool written_before_read(const kernel& k, id param) {
 }
 
 }  // namespace parloop::ir
+
+PARLOOP_COLD_END

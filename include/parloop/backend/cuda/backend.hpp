@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/cuda/compile.hpp"
 #include "parloop/backend/cuda/device.hpp"
 #include "parloop/backend/cuda/launch.hpp"
@@ -18,10 +19,13 @@
 #include "parloop/backend/cuda/nvrtc.hpp"
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
+#include "parloop/codegen/cuda.hpp"
 #include "parloop/codegen/kernel_source.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device/device_backend.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::cuda {
 
@@ -60,7 +64,10 @@ class backend final : public parloop::detail::device_backend {
   std::vector<strategy> tuning_strategies() const override {
     return parloop::detail::gpu_tuning_strategies(default_loop_strategy);
   }
-  codegen::dialect_kind dialect() const override { return codegen::dialect_kind::cuda; }
+  const codegen::dialect& dialect() const override {
+    static const codegen::cuda_dialect cuda;
+    return cuda;
+  }
   const cache::device_signature& signature() const override { return signature_; }
   ir::device_facts facts() const override { return {ctx_->dev().multiprocessors}; }
 
@@ -138,3 +145,5 @@ inline std::string open(parloop::detail::runtime_state& state) {
 
 }  // namespace detail
 }  // namespace parloop::backend::cuda
+
+PARLOOP_COLD_END

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/cuda/nvrtc.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::cuda {
 
@@ -111,3 +114,5 @@ inline compiled build(const codegen::generated_source& source, const target& t) 
 }
 
 }  // namespace parloop::backend::cuda
+
+PARLOOP_COLD_END

@@ -9,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/cuda/driver.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device/device_choice.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::cuda {
 
@@ -142,3 +145,5 @@ class context {
 };
 
 }  // namespace parloop::backend::cuda
+
+PARLOOP_COLD_END

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/cuda/compile.hpp"
 #include "parloop/backend/cuda/nvrtc.hpp"
 #include "parloop/cache/disk_entry.hpp"
@@ -15,6 +16,8 @@
 #include "parloop/codegen/generate.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::cuda {
 
@@ -51,3 +54,5 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
 }
 
 }  // namespace parloop::backend::cuda
+
+PARLOOP_COLD_END

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/backend/opencl/compile.hpp"
 #include "parloop/backend/opencl/device.hpp"
@@ -17,10 +18,13 @@
 #include "parloop/cache/device_signature.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/kernel_source.hpp"
+#include "parloop/codegen/opencl.hpp"
 #include "parloop/core/runtime.hpp"
 #include "parloop/exec/device/device_backend.hpp"
 #include "parloop/format.hpp"
 #include "parloop/ir/types.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::opencl {
 
@@ -66,7 +70,10 @@ class backend final : public parloop::detail::device_backend {
     if (ctx_.device().is_gpu) return parloop::detail::gpu_tuning_strategies(default_strategy());
     return {chunked{16, 64}, chunked{16, 256}, chunked{64, 64}, split_n_across_workgroups{256}};
   }
-  codegen::dialect_kind dialect() const override { return codegen::dialect_kind::opencl; }
+  const codegen::dialect& dialect() const override {
+    static const codegen::opencl_dialect opencl;
+    return opencl;
+  }
   const cache::device_signature& signature() const override { return signature_; }
   ir::device_facts facts() const override { return {ctx_.device().compute_units}; }
 
@@ -149,3 +156,5 @@ inline std::string open(parloop::detail::runtime_state& state) {
 
 }  // namespace detail
 }  // namespace parloop::backend::opencl
+
+PARLOOP_COLD_END

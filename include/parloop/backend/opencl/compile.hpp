@@ -5,10 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/backend/opencl/device.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/error.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::opencl {
 
@@ -67,3 +70,5 @@ inline program_handle program_from_binary(const context& ctx, const std::vector<
 }
 
 }  // namespace parloop::backend::opencl
+
+PARLOOP_COLD_END

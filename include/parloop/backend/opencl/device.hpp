@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/opencl/cl.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/error.hpp"
 #include "parloop/exec/device/device_choice.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::opencl {
 
@@ -194,3 +197,5 @@ class context {
 };
 
 }  // namespace parloop::backend::opencl
+
+PARLOOP_COLD_END

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/opencl/backend.hpp"
 #include "parloop/backend/opencl/compile.hpp"
 #include "parloop/backend/opencl/device.hpp"
@@ -13,6 +14,8 @@
 #include "parloop/cache/rebuild_check.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::backend::opencl {
 
@@ -35,3 +38,5 @@ inline cache::rebuild_verdict check_rebuild(const cache::key_material& material,
 }
 
 }  // namespace parloop::backend::opencl
+
+PARLOOP_COLD_END

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/backend/threads/launch.hpp"
 #include "parloop/backend/threads/pool.hpp"
 #include "parloop/cache/device_signature.hpp"
@@ -47,6 +48,8 @@
 #include "parloop/ir/grid.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/print.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -220,3 +223,5 @@ inline int thread_block_for(thread_pool& pool, std::vector<std::byte>& partials,
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/emitter.hpp"
@@ -36,6 +37,8 @@
 #include "parloop/exec/kernel/kernel_cache.hpp"
 #include "parloop/exec/kernel/kernel_pipeline.hpp"
 #include "parloop/exec/kernel/log.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -167,3 +170,5 @@ inline loop_launch autotuned(device_backend& device, kernel_cache& kernels, sign
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

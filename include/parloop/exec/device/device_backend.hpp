@@ -165,7 +165,8 @@ class device_backend : public device_memory {
   virtual strategy default_reduction_strategy() const = 0;
   // The strategies an autotuned loop times (exec/device/autotune.hpp), the defaults first.
   virtual std::vector<strategy> tuning_strategies() const { return {default_strategy(), default_reduction_strategy()}; }
-  virtual codegen::dialect_kind dialect() const = 0;
+  // The dialect of its sources (codegen/cuda.hpp, codegen/opencl.hpp).
+  virtual const codegen::dialect& dialect() const = 0;
   // Everything a binary built here depends on besides its source.
   virtual const cache::device_signature& signature() const = 0;
   virtual ir::device_facts facts() const = 0;

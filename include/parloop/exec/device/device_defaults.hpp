@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/core/conflicts.hpp"
 #include "parloop/core/dat_layout.hpp"
 #include "parloop/core/strategy.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -38,3 +41,5 @@ inline std::vector<strategy> gpu_tuning_strategies(const strategy& preferred) {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/cache/kernel_record.hpp"
 #include "parloop/codegen/kernel_source.hpp"
@@ -25,6 +26,8 @@
 #include "parloop/ir/grid.hpp"
 #include "parloop/ir/kernel.hpp"
 #include "parloop/ir/layout.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -148,3 +151,5 @@ inline cache::kernel_record choice_record(const cache::key_material& m, const st
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

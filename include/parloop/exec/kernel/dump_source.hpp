@@ -13,10 +13,13 @@
 
 #include <xxhash.h>
 
+#include "parloop/config.hpp"
 #include "parloop/codegen/generate.hpp"
 #include "parloop/core/environment.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -51,7 +54,7 @@ inline std::string write_whole(const std::filesystem::path& dir, const std::stri
 inline void dump_source(codegen::generated_source& source, const std::filesystem::path& dir) {
   const std::string file =
       parloop::detail::format("{}-{:016x}.{}", source.kernel, XXH3_64bits(source.text.data(), source.text.size()),
-                              codegen::dialect_of(source.dialect).extension());
+                              codegen::extension_of(source.dialect));
   try {
     source.path = write_whole(dir, file, source.text);
   } catch (const error& e) {
@@ -61,3 +64,5 @@ inline void dump_source(codegen::generated_source& source, const std::filesystem
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/codegen/kernel_source.hpp"
@@ -20,6 +21,8 @@
 #include "parloop/exec/kernel/log.hpp"
 #include "parloop/exec/kernel/stats.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -82,3 +85,5 @@ inline std::unique_ptr<launcher> load_from(device_backend& device, const cache::
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

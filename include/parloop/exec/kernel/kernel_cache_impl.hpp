@@ -28,6 +28,8 @@
 #include "parloop/exec/kernel/stats.hpp"
 #include "parloop/ir/kernel.hpp"
 
+PARLOOP_COLD_BEGIN
+
 namespace parloop::detail {
 
 struct kernel_cache::store final : launcher_owner {
@@ -290,3 +292,5 @@ PARLOOP_FUNC launcher& kernel_cache::find_or_build(signature_entry& e, device_ba
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "parloop/config.hpp"
 #include "parloop/cache/disk_cache.hpp"
 #include "parloop/cache/disk_entry.hpp"
 #include "parloop/codegen/kernel_source.hpp"
@@ -20,6 +21,8 @@
 #include "parloop/exec/kernel/kernel_build.hpp"
 #include "parloop/exec/kernel/stats.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -96,3 +99,5 @@ inline void keep_on_disk(device_backend& device, const ir::kernel& k, const stra
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

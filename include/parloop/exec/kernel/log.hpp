@@ -8,8 +8,11 @@
 #include <string_view>
 #include <utility>
 
+#include "parloop/config.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -24,3 +27,5 @@ void log_line(format_string<Args...> format, const Args&... args) {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -11,9 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/dsl/source_functions.hpp"
 #include "parloop/dsl/source_includes.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -51,3 +54,5 @@ inline std::vector<std::filesystem::path> embedded_sources(const char* except) {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

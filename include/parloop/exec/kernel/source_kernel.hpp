@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "parloop/config.hpp"
 #include "parloop/dsl/source_array_parameters.hpp"
 #include "parloop/dsl/source_includes.hpp"
 #include "parloop/dsl/source_std_calls.hpp"
@@ -17,6 +18,8 @@
 #include "parloop/exec/kernel/kernel_cache.hpp"
 #include "parloop/exec/loop/loop_call.hpp"
 #include "parloop/ir/kernel.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop {
 
@@ -98,3 +101,5 @@ inline SourceKernel kernel_from_source(std::string name, const std::string& c_so
 }
 
 }  // namespace parloop
+
+PARLOOP_COLD_END

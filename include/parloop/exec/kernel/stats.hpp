@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/core/settings.hpp"
 #include "parloop/format.hpp"
 
@@ -55,6 +56,12 @@ inline std::uint64_t nanoseconds_since(std::chrono::steady_clock::time_point sta
 // Whether this process reports at exit: a runtime opened with PARLOOP_STATS=1 (settings::stats)
 // turns it on for good.
 inline bool stats_enabled() { return process_settings().stats.load(std::memory_order_relaxed); }
+
+}  // namespace parloop::detail
+
+PARLOOP_COLD_BEGIN
+
+namespace parloop::detail {
 
 // The report's text: one line of totals, then one row per kernel name (kernels of one name are
 // added up), in the order the names first appear.
@@ -157,3 +164,5 @@ inline std::shared_ptr<kernel_stats> make_kernel_stats(std::string name) {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END
