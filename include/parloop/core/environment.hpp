@@ -15,8 +15,11 @@
 #include <string_view>
 #include <vector>
 
+#include "parloop/config.hpp"
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+
+PARLOOP_COLD_BEGIN
 
 namespace parloop::detail {
 
@@ -100,3 +103,5 @@ inline void warn_once(std::atomic<bool>& said, std::string_view message) {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

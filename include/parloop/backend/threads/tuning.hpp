@@ -204,6 +204,12 @@ inline int choose_thread_block(thread_pool& pool, std::vector<std::byte>& partia
   return block;
 }
 
+}  // namespace parloop::detail
+
+PARLOOP_COLD_END
+
+namespace parloop::detail {
+
 // The block size the threads backend (`pool`, whose tuning choices are kept under `id`) runs
 // the call over r in: the runtime's, unless the loop is autotuned and colours its blocks; then
 // the one chosen for its signature on this runtime and r's size class, found in memory, in the
@@ -223,5 +229,3 @@ inline int thread_block_for(thread_pool& pool, std::vector<std::byte>& partials,
 }
 
 }  // namespace parloop::detail
-
-PARLOOP_COLD_END

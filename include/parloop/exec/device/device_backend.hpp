@@ -241,6 +241,12 @@ class device_backend : public device_memory {
   std::vector<std::weak_ptr<launcher_owner>> owners_;
 };
 
+}  // namespace parloop::detail
+
+PARLOOP_COLD_BEGIN
+
+namespace parloop::detail {
+
 // Makes `state` the state of a runtime on `backend`: what a backend's open does.
 inline void attach(runtime_state& state, std::shared_ptr<device_backend> backend) {
   apply(state, backend->settings());
@@ -289,3 +295,5 @@ inline Runtime runtime_on(std::shared_ptr<device_backend> backend) {
 }
 
 }  // namespace parloop::detail
+
+PARLOOP_COLD_END

@@ -105,12 +105,24 @@ inline std::optional<loop_launch> choice_from_bytes(const std::vector<unsigned c
   return loop_launch{s, static_cast<conflicts>(bytes[1])};
 }
 
+}  // namespace parloop::detail
+
+PARLOOP_COLD_END
+
+namespace parloop::detail {
+
 // A range's size class: lengths of bit width 2c and 2c + 1, from 2^(2c-1) to 2^(2c+1) - 1
 // elements, share a choice -- 16 elements do not choose for a million, and a length that moves
 // a little (another mesh of about the size) finds the choice made, in memory and on disk alike.
 inline int size_class(index_t elements) {
   return static_cast<int>(std::bit_width(static_cast<std::uint64_t>(std::max<index_t>(elements, 0)))) / 2;
 }
+
+}  // namespace parloop::detail
+
+PARLOOP_COLD_BEGIN
+
+namespace parloop::detail {
 
 // The lengths of size class c, as the log says them.
 inline std::string size_class_lengths(int c) {
