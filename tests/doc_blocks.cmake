@@ -4,14 +4,16 @@
 # how a block is read). A block with its own main compiles as written; in another, the lines that
 # begin with #include, "namespace <alias> =" or "using " stay at file scope and the rest is the
 # body of main. A block that includes <parloop/mpi/...> compiles against parloop::mpi, one that
-# includes <parloop/op2/...> against parloop::op2 (skipped where the component is not built).
+# includes <parloop/op2/...> against parloop::op2, one that includes <parloop/io/...> against
+# parloop::hdf5 (skipped where the component is not built).
 #
-# parloop_doc_block_sources(<out prefix> <pages...>) sets <out prefix>_parloop, _mpi and _op2 to
+# parloop_doc_block_sources(<out prefix> <pages...>) sets <out prefix>_parloop, _mpi, _hdf5 and _op2 to
 # the generated sources, and makes an edit of a page configure the build again.
 function(parloop_doc_block_sources out)
   set(sources_parloop)
   set(sources_mpi)
   set(sources_op2)
+  set(sources_hdf5)
   foreach(page IN LISTS ARGN)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${page}")
     file(READ "${page}" text)
@@ -46,6 +48,8 @@ function(parloop_doc_block_sources out)
         list(APPEND sources_mpi "${source}")
       elseif(code MATCHES "#include <parloop/op2/")
         list(APPEND sources_op2 "${source}")
+      elseif(code MATCHES "#include <parloop/io/")
+        list(APPEND sources_hdf5 "${source}")
       else()
         list(APPEND sources_parloop "${source}")
       endif()
@@ -54,4 +58,5 @@ function(parloop_doc_block_sources out)
   set(${out}_parloop "${sources_parloop}" PARENT_SCOPE)
   set(${out}_mpi "${sources_mpi}" PARENT_SCOPE)
   set(${out}_op2 "${sources_op2}" PARENT_SCOPE)
+  set(${out}_hdf5 "${sources_hdf5}" PARENT_SCOPE)
 endfunction()

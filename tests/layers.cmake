@@ -11,7 +11,7 @@ cmake_minimum_required(VERSION 3.25)
 # opens through their entries (threads and the devices), above exec; backend/*.hpp (the rebuild
 # dispatcher) sit above them. op2/ (OP2's API) is a front end over exec; its headers with OP2's
 # names (op2/api/*.h) include the umbrella, above everything.
-set(layers base core order ir dsl codegen cache backend/host exec mpi op2 backend/<name> backend umbrella)
+set(layers base core order ir dsl codegen cache backend/host exec mpi io op2 backend/<name> backend umbrella)
 
 function(layer_of header out)
   if(header MATCHES "^parloop/parloop\\.hpp$")

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: MIT
 # Installs, from Debian's packages, whatever parloop's build needs and this machine lacks;
 # with --tests, also what the test suite's fuzz step needs (clang and its libFuzzer), the mpi
-# component's libraries and clang-format 14, which the code's layout is checked with.
+# component's libraries, parallel HDF5 and h5py (the files' tests) and clang-format 14, which
+# the code's layout is checked with.
 set -euo pipefail
 
-packages=(cmake g++ libcereal-dev libfmt-dev libxxhash-dev catch2 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+packages=(cmake g++ libcereal-dev libfmt-dev libxxhash-dev catch2 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libhdf5-dev)
 # The tests also build the mpi component (Open MPI, METIS and Scotch), with Ninja.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(clang clang-format-14 libclang-rt-14-dev libopenmpi-dev openmpi-bin libmetis-dev libscotch-dev ninja-build)
+  packages+=(clang clang-format-14 libclang-rt-14-dev libopenmpi-dev openmpi-bin libmetis-dev libscotch-dev ninja-build
+    libhdf5-openmpi-dev python3-h5py)
 fi
 
 missing=()

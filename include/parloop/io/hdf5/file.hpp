@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// An HDF5 file as parloop reads and writes it: opened to read, to add to, or made new. A file made
+// new is written under a temporary name beside its own and takes its name when it is closed
+// whole, so that a program stopped half way (an exception, a crash) leaves no half-written file
+// under that name.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "parloop/error.hpp"
+#include "parloop/format.hpp"
+#include "parloop/io/hdf5/handle.hpp"
+
+namespace parloop {
+
+// A file parloop was asked to read is missing, damaged or not what was asked for, or a file it
+// writes could not be written. what() names the file, the dataset and what was expected.
+class file_error : public error {
+ public:
+  using error::error;
+};
+
+namespace hdf5 {
+
+class File {
+ public:
+  // An existing file, to read.
+  static File open(std::string path) { return File(std::move(path), mode::read); }
+  // A file to add datasets to, made if it is not there.
+  static File append(std::string path) { return File(std::move(path), mode::append); }
+  // A new file, replacing one of that name when it is closed whole.
+  static File create(std::string path) { return File(std::move(path), mode::create); }
+
+  File(File&&) noexcept = default;
+  File& operator=(File&& other) noexcept {
+    if (this != &other) {
+      finish();
+      id_ = std::move(other.id_);
+      path_ = std::move(other.path_);
+      writing_ = std::move(other.writing_);
+      unwinding_ = other.unwinding_;
+      mode_ = other.mode_;
+    }
+    return *this;
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File() { finish(); }
+
+  // Writes what is buffered and, for a file made new, gives it its name. Destroying the File
+  // does the same, unless an exception is on its way: then a new file is removed.
+  void close() {
+    if (!id_.valid()) return;
+    detail::quiet_errors quiet;
+    const hid_t id = id_.get();
+    H5Fflush(id, H5F_SCOPE_LOCAL);
+    id_ = detail::handle();
+    if (mode_ != mode::create) return;
+    std::error_code failed;
+    std::filesystem::rename(writing_, path_, failed);
+    if (failed) {
+      std::filesystem::remove(writing_, failed);
+      throw file_error(parloop::detail::format("{}: could not be given its name: {}", path_, failed.message()));
+    }
+  }
+
+  const std::string& path() const { return path_; }
+  bool writable() const { return mode_ != mode::read; }
+  hid_t id() const { return id_.get(); }
+
+  // Whether the file has an object at this path ("cells", "/group/p_x"): each group on the way
+  // is checked before the next, as HDF5 asks.
+  bool contains(std::string_view name) const {
+    detail::quiet_errors quiet;
+    std::string prefix;
+    std::size_t from = name.starts_with('/') ? 1 : 0;
+    if (from == name.size()) return false;
+    while (from <= name.size()) {
+      const std::size_t slash = std::min(name.find('/', from), name.size());
+      prefix += "/";
+      prefix += name.substr(from, slash - from);
+      if (H5Lexists(id_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+      from = slash + 1;
+    }
+    return true;
+  }
+
+ private:
+  enum class mode { read, append, create };
+
+  File(std::string path, mode m) : path_(std::move(path)), mode_(m) {
+    detail::quiet_errors quiet;
+    if (path_.empty()) throw file_error("an HDF5 file needs a name");
+    const bool exists = std::filesystem::exists(path_);
+    hid_t id = H5I_INVALID_HID;
+    if (m == mode::read || (m == mode::append && exists)) {
+      if (!exists) throw file_error(parloop::detail::format("{}: no such file", path_));
+      if (H5Fis_hdf5(path_.c_str()) <= 0) {
+        throw file_error(
+            parloop::detail::format("{}: not an HDF5 file (or damaged): {}", path_, detail::library_says()));
+      }
+      id = H5Fopen(path_.c_str(), m == mode::read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, H5P_DEFAULT);
+    } else {
+      writing_ = m == mode::create ? path_ + ".parloop-partial" : path_;
+      id = H5Fcreate(writing_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    }
+    if (id < 0) {
+      throw file_error(parloop::detail::format("{}: could not be opened {}: {}", path_,
+                                               m == mode::read ? "to read" : "to write", detail::library_says()));
+    }
+    id_ = detail::handle(id, &H5Fclose);
+    unwinding_ = std::uncaught_exceptions();
+  }
+
+  // close(), or on the way out of an exception the new file removed; never throws.
+  void finish() noexcept {
+    if (!id_.valid()) return;
+    if (mode_ == mode::create && std::uncaught_exceptions() > unwinding_) {
+      id_ = detail::handle();
+      std::error_code ignored;
+      std::filesystem::remove(writing_, ignored);
+      return;
+    }
+    try {
+      close();
+    } catch (const file_error& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+  }
+
+  detail::handle id_;
+  std::string path_;
+  std::string writing_;  // the name a new file is written under until it is closed
+  int unwinding_ = 0;    // exceptions on their way when it was opened
+  mode mode_;
+};
+
+}  // namespace hdf5
+}  // namespace parloop
