@@ -18,6 +18,9 @@
 #include "parloop/op2/errors.hpp"
 #include "parloop/op2/get_data.hpp"
 #include "parloop/op2/handles.hpp"
+#if PARLOOP_HAVE_HDF5
+#include "parloop/op2/hdf5.hpp"
+#endif
 #include "parloop/op2/output.hpp"
 #include "parloop/op2/partition.hpp"
 #include "parloop/op2/program.hpp"
@@ -171,15 +174,53 @@ inline void op_renumber(op_map base) {
     static_assert(parloop::op2::never<A...>, "parloop's OP2 API has no " #call ": " instead); \
     return {};                                                                                \
   }
-PARLOOP_OP2_UNSUPPORTED(op_decl_set_hdf5, "parloop reads no HDF5 files: read the mesh and declare it with op_decl_set")
-PARLOOP_OP2_UNSUPPORTED(op_decl_set_hdf5_infer_size, "parloop reads no HDF5 files: declare the set with op_decl_set")
-PARLOOP_OP2_UNSUPPORTED(op_decl_map_hdf5, "parloop reads no HDF5 files: declare the map with op_decl_map")
-PARLOOP_OP2_UNSUPPORTED(op_decl_dat_hdf5, "parloop reads no HDF5 files: declare the dat with op_decl_dat")
-PARLOOP_OP2_UNSUPPORTED(op_get_const_hdf5, "parloop reads no HDF5 files")
-PARLOOP_OP2_UNSUPPORTED(op_dump_to_hdf5, "parloop writes no HDF5 files: op_print_dat_to_binfile writes a dat")
-PARLOOP_OP2_UNSUPPORTED(op_write_const_hdf5, "parloop writes no HDF5 files")
-PARLOOP_OP2_UNSUPPORTED(op_fetch_data_hdf5_file, "parloop writes no HDF5 files: op_print_dat_to_binfile writes a dat")
-PARLOOP_OP2_UNSUPPORTED(op_fetch_data_hdf5_file_path, "parloop writes no HDF5 files")
+#if PARLOOP_HAVE_HDF5
+// OP2's HDF5 calls (op_hdf5.h), files in OP2's layout (op2/hdf5.hpp).
+inline op_set op_decl_set_hdf5(char const* file, char const* name) {
+  return parloop::op2::guarded([&] { return parloop::op2::decl_set_hdf5(file, name); });
+}
+inline op_set op_decl_set_hdf5_infer_size(char const* file, char const* name, char const* set_dataset_name) {
+  return parloop::op2::guarded([&] {
+    if (set_dataset_name == nullptr) throw parloop::argument_error("op_decl_set_hdf5_infer_size: the dataset is null");
+    return parloop::op2::decl_set_hdf5(file, name, set_dataset_name);
+  });
+}
+inline op_map op_decl_map_hdf5(op_set from, op_set to, int dim, char const* file, char const* name) {
+  return parloop::op2::guarded([&] { return parloop::op2::decl_map_hdf5(from, to, dim, file, name); });
+}
+inline op_dat op_decl_dat_hdf5(op_set set, int dim, char const* type, char const* file, char const* name) {
+  return parloop::op2::guarded([&] { return parloop::op2::decl_dat_hdf5(set, dim, type, file, name); });
+}
+inline void op_get_const_hdf5(char const* name, int dim, char const* type, char* const_data, char const* file_name) {
+  parloop::op2::guarded([&] { parloop::op2::get_const_hdf5(name, dim, type, const_data, file_name); });
+}
+inline void op_write_const_hdf5(char const* name, int dim, char const* type, char* const_data, char const* file_name) {
+  parloop::op2::guarded([&] { parloop::op2::write_const_hdf5(name, dim, type, const_data, file_name); });
+}
+inline void op_dump_to_hdf5(char const* file_name) {
+  parloop::op2::guarded([&] { parloop::op2::dump_to_hdf5(file_name); });
+}
+inline void op_fetch_data_hdf5_file(op_dat dat, char const* file_name) {
+  parloop::op2::guarded([&] { parloop::op2::fetch_data_hdf5(dat, file_name, nullptr); });
+}
+inline void op_fetch_data_hdf5_file_path(op_dat dat, char const* file_name, char const* path_name) {
+  parloop::op2::guarded([&] {
+    if (path_name == nullptr) throw parloop::argument_error("op_fetch_data_hdf5_file_path: the path is null");
+    parloop::op2::fetch_data_hdf5(dat, file_name, path_name);
+  });
+}
+#else
+#define PARLOOP_OP2_NO_HDF5 "this build of parloop has no HDF5: install libhdf5-dev and build it again"
+PARLOOP_OP2_UNSUPPORTED(op_decl_set_hdf5, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_decl_set_hdf5_infer_size, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_decl_map_hdf5, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_decl_dat_hdf5, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_get_const_hdf5, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_dump_to_hdf5, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_write_const_hdf5, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_fetch_data_hdf5_file, PARLOOP_OP2_NO_HDF5)
+PARLOOP_OP2_UNSUPPORTED(op_fetch_data_hdf5_file_path, PARLOOP_OP2_NO_HDF5)
+#endif
 PARLOOP_OP2_UNSUPPORTED(op_decl_dat_overlay, "a dat's storage is parloop's own: declare another dat")
 PARLOOP_OP2_UNSUPPORTED(op_decl_dat_overlay_ptr, "a dat's storage is parloop's own: declare another dat")
 PARLOOP_OP2_UNSUPPORTED(op_upload_all, "parloop moves dats between host and device itself")
