@@ -3,7 +3,7 @@
 # Airfoil's rms history on the backend PARLOOP_BACKEND names, with the DSL kernels and (on a
 # device) with OP2's C kernels, against the host backend's (the reference), on a small generated mesh; and
 # the same mesh written in OP2's layout and read back gives the host the same history, bit for
-# bit; autotuned (--autotune), the device's history is the host's too; and so is the host's with the
+# bit, and so does it converted to OP2's HDF5 layout; autotuned (--autotune), the device's history is the host's too; and so is the host's with the
 # mesh left in its own order (--no-renumber); and the device's with its rms read back after each
 # step (--read-each-step, as an OP2 application must). Devices add increments
 # through maps in another order (atomics) and may fuse multiply-adds: the histories agree to 1e-9
@@ -43,6 +43,17 @@ PARLOOP_BACKEND=host history "$work/host_from_file" --mesh "$work/mesh.dat"
 cmp -s "$work/host" "$work/host_from_file" ||
   fail "the mesh read back gives another history: $(diff "$work/host" "$work/host_from_file")"
 echo "host: the written mesh read back gives the same history, bit for bit"
+# Converted to OP2's HDF5 layout (where the program reads HDF5), the same history again.
+if PARLOOP_BACKEND=host "$program" --mesh "$work/mesh.dat" --iterations 0 --write-mesh "$work/mesh.h5" \
+  >/dev/null 2>"$work/convert.err"; then
+  PARLOOP_BACKEND=host history "$work/host_from_hdf5" --mesh "$work/mesh.h5"
+  cmp -s "$work/host" "$work/host_from_hdf5" ||
+    fail "the mesh converted to HDF5 gives another history: $(diff "$work/host" "$work/host_from_hdf5")"
+  echo "host: the mesh converted to HDF5 and read back gives the same history, bit for bit"
+else
+  grep -q "built without HDF5" "$work/convert.err" || fail "converting the mesh to HDF5: $(cat "$work/convert.err")"
+  echo "host: no HDF5 in this build: $(cat "$work/convert.err")"
+fi
 # The loops in the mesh's own order (not renumbered for locality): sums in another order only.
 PARLOOP_BACKEND=host history "$work/host_unrenumbered" --no-renumber
 awk -v tolerance=1e-9 -f "$awk_script" "$work/host" "$work/host_unrenumbered" ||

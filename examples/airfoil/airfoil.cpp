@@ -33,6 +33,9 @@
 #include "arguments.hpp"
 #include "flow.hpp"
 #include "kernels_c.hpp"
+#if PARLOOP_HAVE_HDF5
+#include "mesh_hdf5.hpp"
+#endif
 #include "kernels_dsl.hpp"
 #include "mesh.hpp"
 #include "naca0012.hpp"
@@ -61,13 +64,15 @@ struct options {
 constexpr const char* usage =
     "usage: airfoil [--mesh FILE | --size CELLS [--grid c|o]] [--iterations N] [--kernels dsl|c] [--autotune]\n"
     "               [--digits D] [--write-mesh FILE] [--no-renumber] [--read-each-step]\n"
-    "  --mesh FILE        OP2's new_grid.dat layout; otherwise a NACA0012 mesh of about CELLS cells (default 720000)\n"
+    "  --mesh FILE        OP2's new_grid.dat layout, or OP2's new_grid.h5 (a .h5 file); otherwise a NACA0012 mesh of\n"
+    "                     about CELLS cells (default 720000)\n"
     "  --grid c|o         the generated mesh: a C-mesh as OP2's (default) or an O-grid\n"
     "  --iterations N     default 1000; the rms is printed every 100 and after the last\n"
     "  --kernels dsl|c    the parloop DSL kernels (default) or OP2's C kernels through pl::kernel_from_source\n"
     "  --autotune         each loop's launch chosen by timing at its first call (kept in the disk cache)\n"
     "  --digits D         digits after the point of the printed rms (default 5, OP2's %10.5e)\n"
-    "  --write-mesh FILE  writes the mesh in OP2's layout\n"
+    "  --write-mesh FILE  writes the mesh in OP2's layout (.h5: OP2's HDF5 one, with the flow's start): with\n"
+    "                     --mesh and --iterations 0, a converter\n"
     "  --no-renumber      loops in the mesh's own order (by default the cells are renumbered for locality, and\n"
     "                     the other sets follow; over MPI ranks, each rank orders its share so)\n"
     "  --read-each-step   reads the rms back after each step, a wait for the device, as an OP2 application\n"
@@ -162,15 +167,43 @@ double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil:
   return last;
 }
 
+// --mesh and --write-mesh: a .h5 or .hdf5 file in OP2's HDF5 layout, any other in its text one.
+bool names_hdf5(const std::string& path) { return path.ends_with(".h5") || path.ends_with(".hdf5"); }
+#if !PARLOOP_HAVE_HDF5
+[[noreturn]] void no_hdf5(const std::string& path) {
+  throw pl::argument_error(
+      fmt::format("mesh '{}': this airfoil is built without HDF5 (parloop's hdf5 component)", path));
+}
+#endif
+
+airfoil::mesh read_mesh_file(const std::string& path) {
+  if (!names_hdf5(path)) return airfoil::read_mesh(path);
+#if PARLOOP_HAVE_HDF5
+  return airfoil::read_mesh_hdf5(path);
+#else
+  no_hdf5(path);
+#endif
+}
+
+void write_mesh_file(const airfoil::mesh& m, const airfoil::flow& c, const std::string& path) {
+  if (!names_hdf5(path)) return airfoil::write_mesh(m, path);
+#if PARLOOP_HAVE_HDF5
+  airfoil::write_mesh_hdf5(m, c, path);
+#else
+  (void)c;
+  no_hdf5(path);
+#endif
+}
+
 int airfoil_main(int argc, char** argv) {
   const options o = parse(argc, argv);
   // Over MPI, only rank 0 reads or makes the mesh; the others distribute an empty one.
   const airfoil::mesh m = !prints()     ? airfoil::mesh{}
-                          : o.mesh_file ? airfoil::read_mesh(*o.mesh_file)
+                          : o.mesh_file ? read_mesh_file(*o.mesh_file)
                           : o.o_grid    ? airfoil::make_o_grid(o.size)
                                         : airfoil::make_naca0012(o.size);
-  if (o.write_mesh && prints()) airfoil::write_mesh(m, *o.write_mesh);
   const airfoil::flow c;
+  if (o.write_mesh && prints()) write_mesh_file(m, c, *o.write_mesh);
   pl::Runtime rt = pl::Runtime::open();
   // The solver's loops name no strategy and no conflicts: the runtime's setting tunes them all.
   if (o.autotune) rt.set_autotune(true);
