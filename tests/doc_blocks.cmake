@@ -5,7 +5,7 @@
 # begin with #include, "namespace <alias> =" or "using " stay at file scope and the rest is the
 # body of main. A block that includes <parloop/mpi/...> compiles against parloop::mpi, one that
 # includes <parloop/op2/...> against parloop::op2, one that includes <parloop/io/...> against
-# parloop::hdf5 (skipped where the component is not built).
+# parloop::hdf5 (and parloop::mpi, for HDF5 over ranks) (skipped where the component is not built).
 #
 # parloop_doc_block_sources(<out prefix> <pages...>) sets <out prefix>_parloop, _mpi, _hdf5 and _op2 to
 # the generated sources, and makes an edit of a page configure the build again.
@@ -44,12 +44,12 @@ function(parloop_doc_block_sources out)
       if(NOT old STREQUAL content)
         file(WRITE "${source}" "${content}")
       endif()
-      if(code MATCHES "#include <parloop/mpi/")
+      if(code MATCHES "#include <parloop/io/")
+        list(APPEND sources_hdf5 "${source}")
+      elseif(code MATCHES "#include <parloop/mpi/")
         list(APPEND sources_mpi "${source}")
       elseif(code MATCHES "#include <parloop/op2/")
         list(APPEND sources_op2 "${source}")
-      elseif(code MATCHES "#include <parloop/io/")
-        list(APPEND sources_hdf5 "${source}")
       else()
         list(APPEND sources_parloop "${source}")
       endif()

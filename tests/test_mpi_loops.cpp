@@ -28,6 +28,9 @@
 #include <fmt/format.h>
 
 #include <parloop/mpi/distribute.hpp>
+#if PARLOOP_HAVE_HDF5
+#include <parloop/io/hdf5_mpi.hpp>
+#endif
 #include <parloop/parloop.hpp>
 
 #include "device_under_test.hpp"
@@ -699,6 +702,74 @@ TEST_CASE("PARLOOP_MPI_CHECK: ranks that made other calls are told so, on every 
   CHECK_THROWS_WITH(rank == 0 ? pl::par_loop(twice, cells, q(pl::RW)) : run(),
                     Catch::Contains("the ranks are not all running this loop here"));
 }
+
+#if PARLOOP_HAVE_HDF5
+// A mesh file read by every rank at once, each its own block (OP2's split), distributed and looped
+// over, gives the serial sums; the result checkpointed in global numbering reads back the same on
+// the root, and restarted into another dat on the ranks.
+TEST_CASE("an HDF5 mesh read in blocks by every rank runs as one process; a checkpoint restarts it", "[mpi]") {
+  const int rank = pm::rank_of(MPI_COMM_WORLD);
+  const pl::Runtime rt = pl::Runtime::open(parloop_test::tested_backend(pl::backend_kind::host));
+  const mesh_data d;
+  // Rank 0 writes the mesh in a folder of its own; the others learn its name.
+  std::string folder(256, '\0');
+  if (rank == 0) {
+    std::string made = (std::filesystem::temp_directory_path() / "parloop-hdf5-XXXXXX").string();
+    REQUIRE(::mkdtemp(made.data()) != nullptr);
+    std::copy(made.begin(), made.end(), folder.begin());
+    const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+    const pl::Set cells(host, d.m.sizes[0], "cells"), edges(host, d.m.sizes[1], "edges");
+    pl::hdf5::File file = pl::hdf5::File::create(made + "/mesh.h5");
+    pl::hdf5::write(file, cells);
+    pl::hdf5::write(file, edges);
+    pl::hdf5::write(file, pl::Map(edges, cells, 2, d.m.edge_cells, "edge_cells"));
+    pl::hdf5::write(file, pl::Dat<i64>(cells, d.cell_values, "q"));
+    file.close();
+  }
+  pm::check(MPI_Bcast(folder.data(), static_cast<int>(folder.size()), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  folder.resize(folder.find('\0'));
+  pm::global_mesh g(pm::values_from::each_rank);
+  const pl::hdf5::File file = pl::hdf5::File::open(folder + "/mesh.h5");
+  pl::hdf5::mesh_reader read(file, g, MPI_COMM_WORLD);
+  const auto cells = read.set("cells"), edges = read.set("edges");
+  const auto edge_cells = read.map("edge_cells", edges, cells, 2);
+  const auto q = read.dat<i64, 1>("q", cells);
+  const pm::distributed_mesh mine(rt, MPI_COMM_WORLD, g, pm::partitioning::by_graph(edge_cells));
+  pl::Dat<i64> res(mine[cells], "res");
+  pl::par_loop(pl::kernel("hdf5_edge_difference",
+                          [](auto qa, auto qb, auto ra, auto rb) {
+                            ra += qb - qa;
+                            rb -= qb - qa;
+                          }),
+               mine[edges], mine[q](pl::READ, mine[edge_cells], 0), mine[q](pl::READ, mine[edge_cells], 1),
+               res(pl::INC, mine[edge_cells], 0), res(pl::INC, mine[edge_cells], 1));
+  std::vector<i64> serial(static_cast<std::size_t>(d.m.sizes[0]), 0);
+  for (std::size_t e = 0; e < static_cast<std::size_t>(d.m.sizes[1]); ++e) {
+    const auto a = static_cast<std::size_t>(d.m.edge_cells[2 * e]),
+               b = static_cast<std::size_t>(d.m.edge_cells[2 * e + 1]);
+    serial[a] += d.cell_values[b] - d.cell_values[a];
+    serial[b] -= d.cell_values[b] - d.cell_values[a];
+  }
+  const std::vector<i64> gathered = pm::gather(res);
+  if (rank == 0) CHECK(gathered == serial);
+
+  const std::string saved = folder + "/checkpoint.h5";
+  pl::hdf5::checkpoint(MPI_COMM_WORLD, saved, res);
+  if (rank == 0) {
+    const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
+    const auto back = pl::hdf5::read_dat<i64>(pl::hdf5::File::open(saved), "res", pl::Set(host, d.m.sizes[0]));
+    CHECK(std::vector<i64>(back.host().begin(), back.host().end()) == serial);
+  }
+  pl::Dat<i64> again(mine[cells], "res");
+  pl::hdf5::restart(MPI_COMM_WORLD, saved, again);
+  const std::vector<i64> restarted = pm::gather(again);
+  if (rank == 0) CHECK(restarted == serial);
+  pl::Dat<i64> missing(mine[cells], "missing");
+  CHECK_THROWS_WITH(pl::hdf5::restart(MPI_COMM_WORLD, saved, missing), Catch::Contains("no dataset 'missing'"));
+  pm::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  if (rank == 0) std::filesystem::remove_all(folder);
+}
+#endif
 
 int main(int argc, char** argv) {
   return pm::run(argc, argv, [&] {

@@ -30,8 +30,8 @@ namespace detail {
 inline void check_whole(const Set& set, std::string_view what, std::string_view name) {
   if (set.distribution() != nullptr) {
     throw argument_error(parloop::detail::format(
-        "hdf5: {} '{}' is on set '{}', distributed over MPI ranks: read and write a distributed mesh's "
-        "files through its global mesh (io/hdf5_mpi.hpp)",
+        "hdf5: {} '{}' is on set '{}', distributed over MPI ranks: read a mesh with hdf5::mesh_reader and "
+        "write and read dats with hdf5::checkpoint(comm, ...) and hdf5::restart(comm, ...) (io/hdf5_mpi.hpp)",
         what, name, set.name()));
   }
 }

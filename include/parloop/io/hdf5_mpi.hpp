@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+// HDF5 files over MPI ranks: a mesh file read into a global mesh by every rank at once, each its
+// own block of every set's rows (OP2's split, io/hdf5/objects.hpp's layout), so that no rank
+// reads the whole file; and the dats of a distributed mesh written to a checkpoint in global
+// numbering and read back from one, each rank its own elements' rows.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "parloop/core/dat.hpp"
+#include "parloop/error.hpp"
+#include "parloop/format.hpp"
+#include "parloop/io/hdf5.hpp"
+#include "parloop/mpi/distribute.hpp"
+#include "parloop/mpi/global_mesh.hpp"
+#include "parloop/mpi/session.hpp"
+
+namespace parloop::hdf5 {
+
+// Rows [first, first + count) of `rows` that rank `rank` of `ranks` reads: OP2's split, rank r
+// starting at trunc(rows * r / ranks), so that a file is read in the same blocks as OP2 reads it.
+inline std::pair<hsize_t, hsize_t> rank_block(hsize_t rows, int rank, int ranks) {
+  auto start = [&](int r) {
+    return r == ranks ? rows
+                      : static_cast<hsize_t>(static_cast<double>(rows) *
+                                             (static_cast<double>(r) / static_cast<double>(ranks)));
+  };
+  return {start(rank), start(rank + 1) - start(rank)};
+}
+
+// Declares a file's sets, maps and dats in a global mesh of values_from::each_rank, this rank its
+// block of each: every rank makes the same declarations in the same order, as for the mesh.
+class mesh_reader {
+ public:
+  mesh_reader(const File& file, mpi::global_mesh& mesh, MPI_Comm comm)
+      : file_(file), mesh_(mesh), rank_(mpi::rank_of(comm)), ranks_(mpi::size_of(comm)) {}
+
+  mpi::set_id set(std::string_view name) {
+    const hsize_t rows = static_cast<hsize_t>(detail::set_size(file_, name));
+    const auto [first, count] = rank_block(rows, rank_, ranks_);
+    sets_.push_back({rows, first, count});
+    return mesh_.set(static_cast<index_t>(count), std::string(name));
+  }
+
+  mpi::map_id map(std::string_view name, mpi::set_id from, mpi::set_id to, int arity) {
+    const block b = of(from, name);
+    std::vector<index_t> values(b.count * static_cast<std::size_t>(arity));
+    detail::read_map_rows(file_, name, b.rows, arity, b.first, b.count, values.data());
+    return mesh_.map(from, to, arity, std::move(values), std::string(name));
+  }
+
+  template <class T, int Dim>
+  mpi::dat_id<T, Dim> dat(std::string_view name, mpi::set_id on) {
+    const block b = of(on, name);
+    std::vector<T> values(b.count * Dim);
+    detail::read_dat_rows(file_, name, b.rows, Dim, scalar_of<T>(), false, b.first, b.count, values.data());
+    return mesh_.dat<T, Dim>(on, std::move(values), std::string(name));
+  }
+
+ private:
+  // A set's rows in the file and this rank's block of them.
+  struct block {
+    hsize_t rows, first, count;
+  };
+  block of(mpi::set_id s, std::string_view name) const {
+    if (s.index < 0 || static_cast<std::size_t>(s.index) >= sets_.size()) {
+      throw argument_error(
+          parloop::detail::format("hdf5 mesh_reader: '{}' is on a set this reader did not read", name));
+    }
+    return sets_[static_cast<std::size_t>(s.index)];
+  }
+  const File& file_;
+  mpi::global_mesh& mesh_;
+  int rank_, ranks_;
+  std::vector<block> sets_;
+};
+
+namespace detail {
+template <class T, int Dim>
+const parloop::detail::set_distribution& distribution_of(const Dat<T, Dim>& dat, std::string_view call) {
+  const parloop::detail::set_distribution* d = dat.set().distribution();
+  if (d == nullptr) {
+    throw argument_error(parloop::detail::format(
+        "hdf5::{}: dat '{}' is not on a distributed set: use the call without a communicator", call, dat.name()));
+  }
+  return *d;
+}
+
+// This rank's elements' rows of a dataset of global rows, in the dat's host order, into `into`.
+template <class T, int Dim>
+void read_global_rows(const File& file, std::string_view name, const parloop::detail::set_distribution& d,
+                      std::span<T> into) {
+  const rows_dataset r = open_rows(file, name, parloop::detail::format("dat '{}'", name),
+                                   {static_cast<hsize_t>(d.global_size), Dim, scalar_of<T>()});
+  const handle space(H5Dget_space(r.dataset.get()), &H5Sclose);
+  std::vector<hsize_t> points;
+  points.reserve(d.global.size() * Dim * (r.one_dim ? 1 : 2));
+  for (const index_t g : d.global) {
+    for (int k = 0; k < Dim; ++k) {
+      points.push_back(static_cast<hsize_t>(g));
+      if (!r.one_dim) points.push_back(static_cast<hsize_t>(k));
+    }
+  }
+  const hsize_t count = d.global.size() * Dim;
+  const handle memory(H5Screate_simple(1, &count, nullptr), &H5Sclose);
+  quiet_errors quiet;
+  herr_t status =
+      count == 0 ? H5Sselect_none(space.get()) : H5Sselect_elements(space.get(), H5S_SELECT_SET, count, points.data());
+  if (count == 0 && status >= 0) status = H5Sselect_none(memory.get());
+  if (status >= 0) {
+    status = H5Dread(r.dataset.get(), memory_type(scalar_of<T>()), memory.get(), space.get(), H5P_DEFAULT, into.data());
+  }
+  if (status < 0) {
+    throw file_error(
+        parloop::detail::format("{}: dataset '{}' could not be read: {}", file.path(), name, library_says()));
+  }
+}
+}  // namespace detail
+
+// A checkpoint of dats on distributed sets: their owned values in global numbering, gathered on
+// rank 0 of `comm`, which writes a new file (named only once it is whole). Collective.
+template <class... Dats>
+void checkpoint(MPI_Comm comm, const std::string& path, const Dats&... dats) {
+  (static_cast<void>(detail::distribution_of(dats, "checkpoint")), ...);
+  const bool root = mpi::rank_of(comm) == 0;
+  std::string failed;
+  std::optional<File> file;
+  try {
+    if (root) file.emplace(File::create(path));
+  } catch (const error& e) {
+    failed = e.message();
+  }
+  auto one = [&](const auto& dat) {
+    using dat_type = std::remove_cvref_t<decltype(dat)>;
+    using T = typename dat_type::value_type;
+    const std::vector<T> all = mpi::gather(dat);  // every rank takes part
+    if (!root || !failed.empty()) return;
+    try {
+      const hsize_t rows = static_cast<hsize_t>(dat.set().global_size());
+      detail::write_dat(*file, dat.name(), rows, dat_type::dim, scalar_of<T>(), detail::op2_type(scalar_of<T>()), 0,
+                        rows, all.data());
+    } catch (const error& e) {
+      failed = e.message();
+    }
+  };
+  (one(dats), ...);
+  try {
+    if (root && failed.empty()) file->close();
+  } catch (const error& e) {
+    failed = e.message();
+  }
+  // Every rank learns whether the root wrote it all.
+  int ok = failed.empty() ? 1 : 0;
+  mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, comm), "MPI_Bcast");
+  if (ok == 0) {
+    throw file_error(root ? failed : parloop::detail::format("{}: rank 0 could not write the checkpoint", path));
+  }
+}
+
+// Dats on distributed sets read back from a checkpoint in global numbering, each rank the rows
+// of its own elements (halos included), every dataset checked before any dat changes. The ranks
+// agree on the outcome: if one cannot read, all throw. Collective.
+template <class... Dats>
+void restart(MPI_Comm comm, const std::string& path, Dats&... dats) {
+  (static_cast<void>(detail::distribution_of(dats, "restart")), ...);
+  std::string failed;
+  try {
+    const File file = File::open(path);
+    (static_cast<void>(
+         detail::open_rows(file, dats.name(), parloop::detail::format("dat '{}'", dats.name()),
+                           {static_cast<hsize_t>(dats.set().global_size()), std::remove_cvref_t<Dats>::dim,
+                            scalar_of<typename std::remove_cvref_t<Dats>::value_type>()})),
+     ...);
+    (detail::read_global_rows<typename std::remove_cvref_t<Dats>::value_type, std::remove_cvref_t<Dats>::dim>(
+         file, dats.name(), *dats.set().distribution(), dats.host_view(WRITE)),
+     ...);
+  } catch (const error& e) {
+    failed = e.message();
+  }
+  int ok = failed.empty() ? 1 : 0;
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (ok == 0) {
+    throw file_error(!failed.empty() ? failed
+                                     : parloop::detail::format("{}: another rank could not read the checkpoint", path));
+  }
+}
+
+}  // namespace parloop::hdf5
