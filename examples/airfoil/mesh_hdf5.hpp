@@ -20,35 +20,24 @@
 
 namespace airfoil {
 
-namespace hdf5_detail {
-template <class T, int Dim>
-std::vector<T> values_of(const pl::Dat<T, Dim>& d) {
-  return {d.host().begin(), d.host().end()};
-}
-inline std::vector<pl::index_t> values_of(const pl::Map& m) { return {m.values().begin(), m.values().end()}; }
-}  // namespace hdf5_detail
-
-// The mesh in OP2's HDF5 layout. The sets, maps and dats are made on the host backend only to be
-// read: the solver declares its own.
+// The mesh in OP2's HDF5 layout, read straight into its arrays: the solver declares the sets,
+// maps and dats (and checks the maps' targets).
 inline mesh read_mesh_hdf5(const std::string& path) {
   namespace h5 = parloop::hdf5;
-  using hdf5_detail::values_of;
-  const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
   const h5::File file = h5::File::open(path);
-  const pl::Set nodes = h5::read_set(host, file, "nodes"), cells = h5::read_set(host, file, "cells");
-  const pl::Set edges = h5::read_set(host, file, "edges"), bedges = h5::read_set(host, file, "bedges");
   mesh m;
-  m.nnode = nodes.size();
-  m.ncell = cells.size();
-  m.nedge = edges.size();
-  m.nbedge = bedges.size();
-  m.x = values_of(h5::read_dat<double, 2>(file, "p_x", nodes));
-  m.cell = values_of(h5::read_map(file, "pcell", cells, nodes, 4));
-  m.edge = values_of(h5::read_map(file, "pedge", edges, nodes, 2));
-  m.ecell = values_of(h5::read_map(file, "pecell", edges, cells, 2));
-  m.bedge = values_of(h5::read_map(file, "pbedge", bedges, nodes, 2));
-  m.becell = values_of(h5::read_map(file, "pbecell", bedges, cells, 1));
-  m.bound = values_of(h5::read_dat<std::int32_t>(file, "p_bound", bedges));
+  m.nnode = h5::read_size(file, "nodes");
+  m.ncell = h5::read_size(file, "cells");
+  m.nedge = h5::read_size(file, "edges");
+  m.nbedge = h5::read_size(file, "bedges");
+  const auto rows = [](int n) { return static_cast<hsize_t>(n); };
+  m.x = h5::read_values<double>(file, "p_x", rows(m.nnode), 2);
+  m.cell = h5::read_values<pl::index_t>(file, "pcell", rows(m.ncell), 4);
+  m.edge = h5::read_values<pl::index_t>(file, "pedge", rows(m.nedge), 2);
+  m.ecell = h5::read_values<pl::index_t>(file, "pecell", rows(m.nedge), 2);
+  m.bedge = h5::read_values<pl::index_t>(file, "pbedge", rows(m.nbedge), 2);
+  m.becell = h5::read_values<pl::index_t>(file, "pbecell", rows(m.nbedge), 1);
+  m.bound = h5::read_values<std::int32_t>(file, "p_bound", rows(m.nbedge), 1);
   return m;
 }
 

@@ -67,4 +67,14 @@ inline std::error_code write_atomically(const std::filesystem::path& folder, con
   return {failure, std::generic_category()};
 }
 
+// Flushes a file written by another writer (HDF5's) to the disk before it is renamed into place,
+// so that the name never points at data a crash would lose. Returns why it failed, or no error.
+inline std::error_code sync_to_disk(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {errno, std::generic_category()};
+  const int failure = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return {failure, std::generic_category()};
+}
+
 }  // namespace parloop::detail

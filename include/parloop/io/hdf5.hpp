@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstring>
+#include <optional>
+#include <type_traits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,21 +48,35 @@ void check_dat_file(const File& file, const Dat<T, Dim>& dat, std::string_view n
 }
 }  // namespace detail
 
+// The size a set's dataset holds (its one integer).
+inline index_t read_size(const File& file, std::string_view name) { return detail::set_size(file, name); }
+
+// The values of a dataset of rows, row by row: `rows` rows (any number when unset) of `width`
+// values of T (the file's width when 0) -- what a program that declares its own maps and dats
+// reads. Targets of maps (index_t) are read from OP2's ints or longs.
+template <class T>
+std::vector<T> read_values(const File& file, std::string_view name, std::optional<hsize_t> rows = {}, int width = 0) {
+  if (width == 0) width = detail::width_of(file, name);
+  const hsize_t count = rows ? *rows : detail::rows_of(file, name);
+  std::vector<T> values(count * static_cast<std::size_t>(width));
+  if constexpr (std::is_same_v<T, index_t>) {
+    detail::read_map_rows(file, name, count, width, 0, count, values.data());
+  } else {
+    detail::read_dat_rows(file, name, count, width, scalar_of<T>(), false, 0, count, values.data());
+  }
+  return values;
+}
+
 // The set `name` of the file: its size is the dataset's one integer.
 inline Set read_set(const Runtime& rt, const File& file, std::string_view name) {
-  return Set(rt, detail::set_size(file, name), std::string(name));
+  return Set(rt, read_size(file, name), std::string(name));
 }
 
 // The map `name` from `from` to `to`: from.size() rows of `arity` targets (the file's when 0).
 inline Map read_map(const File& file, std::string_view name, const Set& from, const Set& to, int arity = 0) {
   detail::check_whole(from, "map", name);
-  const hsize_t rows = static_cast<hsize_t>(from.size());
-  if (arity == 0) {
-    const detail::dataset_info info = detail::inspect(file, detail::open_dataset(file, name), name);
-    arity = info.dims.size() == 2 ? static_cast<int>(info.dims[1]) : 1;
-  }
-  std::vector<index_t> values(rows * static_cast<std::size_t>(arity));
-  detail::read_map_rows(file, name, rows, arity, 0, rows, values.data());
+  if (arity == 0) arity = detail::width_of(file, name);
+  const std::vector<index_t> values = read_values<index_t>(file, name, static_cast<hsize_t>(from.size()), arity);
   try {
     return Map(from, to, arity, std::span<const index_t>(values), std::string(name));
   } catch (const data_error& e) {
@@ -72,10 +88,7 @@ inline Map read_map(const File& file, std::string_view name, const Set& from, co
 template <class T, int Dim = 1>
 Dat<T, Dim> read_dat(const File& file, std::string_view name, const Set& set) {
   detail::check_whole(set, "dat", name);
-  const hsize_t rows = static_cast<hsize_t>(set.size());
-  std::vector<T> values(rows * Dim);
-  detail::read_dat_rows(file, name, rows, Dim, scalar_of<T>(), false, 0, rows, values.data());
-  return Dat<T, Dim>(set, std::move(values), std::string(name));
+  return Dat<T, Dim>(set, read_values<T>(file, name, static_cast<hsize_t>(set.size()), Dim), std::string(name));
 }
 
 // The dataset `name` (the dat's own name when empty) read into `dat`, in the user's numbering:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // An HDF5 file as parloop reads and writes it: opened to read, to add to, or made new. A file made
-// new is written under a temporary name beside its own and takes its name when it is closed
-// whole, so that a program stopped half way (an exception, a crash) leaves no half-written file
-// under that name.
+// new is written under a temporary name beside its own and, when it is closed whole, is flushed
+// to the disk and takes its name, so that a program stopped half way (an exception, a crash, a
+// power cut) leaves no half-written file under that name.
 #pragma once
 
 #include <hdf5.h>
@@ -16,6 +16,7 @@
 
 #include "parloop/error.hpp"
 #include "parloop/format.hpp"
+#include "parloop/whole_file.hpp"
 #include "parloop/io/hdf5/handle.hpp"
 
 namespace parloop {
@@ -63,11 +64,12 @@ class File {
     H5Fflush(id, H5F_SCOPE_LOCAL);
     id_ = detail::handle();
     if (mode_ != mode::create) return;
-    std::error_code failed;
-    std::filesystem::rename(writing_, path_, failed);
+    std::error_code failed = parloop::detail::sync_to_disk(writing_);
+    if (!failed) std::filesystem::rename(writing_, path_, failed);
     if (failed) {
+      const std::string why = failed.message();
       std::filesystem::remove(writing_, failed);
-      throw file_error(parloop::detail::format("{}: could not be given its name: {}", path_, failed.message()));
+      throw file_error(parloop::detail::format("{}: could not be written to the disk and named: {}", path_, why));
     }
   }
 

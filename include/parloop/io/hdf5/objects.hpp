@@ -112,6 +112,12 @@ inline hsize_t rows_of(const File& file, std::string_view name) {
   return info.dims[0];
 }
 
+// The values a row of a dataset of rows has (1 for a dataset of one dimension).
+inline int width_of(const File& file, std::string_view name) {
+  const dataset_info info = inspect(file, open_dataset(file, name), name);
+  return info.dims.size() == 2 ? static_cast<int>(info.dims[1]) : 1;
+}
+
 // A constant's `dim` values (any number when 0) of `type`, with OP2's `convert` rule.
 inline std::vector<std::byte> read_constant(const File& file, std::string_view name, int dim, scalar_type type,
                                             bool convert, hid_t transfer = H5P_DEFAULT) {
