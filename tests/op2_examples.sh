@@ -4,7 +4,8 @@
 # native Airfoil's on the host (the reference), on a mesh the native one writes in OP2's layout,
 # to 1e-9 relative (devices add increments through maps in another order); run twice on one
 # empty disk cache, the second run compiles nothing. Jacobi checks its own values against plain
-# loops and prints from a kernel.
+# loops and prints from a kernel. With AIRFOIL_OP2_HDF5 set, OP2's HDF5 Airfoil on the same mesh
+# converted to OP2's HDF5 layout prints airfoil_op2's history and checksum.
 # Usage: op2_examples.sh <airfoil> <airfoil_op2> <jacobi_op2>
 set -euo pipefail
 native=$1 airfoil_op2=$2 jacobi_op2=$3
@@ -44,6 +45,20 @@ case $backend in
     echo "airfoil_op2, second run: $second"
     ;;
 esac
+
+if [ -n "${AIRFOIL_OP2_HDF5:-}" ]; then
+  PARLOOP_BACKEND=host "$native" --mesh "$work/mesh.dat" --iterations 0 --write-mesh "$work/mesh.h5" >/dev/null ||
+    fail "the native airfoil could not convert its mesh to HDF5"
+  "$AIRFOIL_OP2_HDF5" "$work/mesh.h5" 300 15 >"$work/hdf5" 2>"$work/hdf5.err" ||
+    fail "airfoil_op2_hdf5: $(cat "$work/hdf5" "$work/hdf5.err")"
+  grep -q "^m_test not found$" "$work/hdf5" || fail "airfoil_op2_hdf5 did not report m_test: $(cat "$work/hdf5")"
+  for run in 1 hdf5; do grep -E '^ [0-9]+  | q checksum ' "$work/$([ $run = 1 ] && echo op2.1 || echo hdf5)" \
+    >"$work/numbers.$run" || true; done
+  [ "$(wc -l <"$work/numbers.hdf5")" -eq 4 ] || fail "airfoil_op2_hdf5: expected 4 lines: $(cat "$work/hdf5")"
+  awk -v tolerance=1e-9 -f "$(dirname "$0")/same_numbers.awk" "$work/numbers.1" "$work/numbers.hdf5" ||
+    fail "airfoil_op2_hdf5 against airfoil_op2: $(paste "$work/numbers.1" "$work/numbers.hdf5")"
+  echo "airfoil_op2_hdf5 on $backend: airfoil_op2's history and checksum to 1e-9"
+fi
 
 "$jacobi_op2" 24 150 >"$work/jacobi" 2>"$work/jacobi.err" || fail "jacobi_op2: $(cat "$work/jacobi" "$work/jacobi.err")"
 grep -q -- "-> ok$" "$work/jacobi" || fail "jacobi_op2: $(cat "$work/jacobi")"

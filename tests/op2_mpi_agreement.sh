@@ -4,7 +4,9 @@
 # op_partition) on the backend PARLOOP_BACKEND names, against airfoil_op2 in one process on the
 # host (the reference), on a mesh the native example writes: the rms history and the checksum of
 # the final state read back in the declared numbering (op_fetch_data_idx) agree to 1e-9 relative
-# (each rank adds a cell's increments in its own order).
+# (each rank adds a cell's increments in its own order). With AIRFOIL_OP2_HDF5_MPI set (OP2's HDF5
+# Airfoil over ranks), the same on the mesh converted to OP2's HDF5 layout, each rank reading its
+# block of the file.
 # Usage: op2_mpi_agreement.sh <airfoil> <airfoil_op2> <airfoil_op2_mpi> <ranks> <mpiexec> [mpiexec flags...]
 set -euo pipefail
 native=$1 serial=$2 distributed=$3 ranks=$4 mpiexec=$5
@@ -32,3 +34,13 @@ awk -v tolerance=1e-9 -f "$(dirname "$0")/same_numbers.awk" "$work/serial" "$wor
 grep "^op_partition" "$work/mpi.full"
 paste "$work/serial" "$work/mpi"
 echo "airfoil_op2_mpi on $ranks ranks ($PARLOOP_BACKEND): one process's history and final state to 1e-9"
+if [ -n "${AIRFOIL_OP2_HDF5_MPI:-}" ]; then
+  PARLOOP_BACKEND=host "$native" --mesh "$work/mesh.dat" --iterations 0 --write-mesh "$work/mesh.h5" >/dev/null ||
+    fail "the native example could not convert its mesh to HDF5"
+  "$mpiexec" -np "$ranks" "$@" "$AIRFOIL_OP2_HDF5_MPI" "$work/mesh.h5" 300 15 >"$work/hdf5.full" 2>"$work/hdf5.err" ||
+    fail "$mpiexec -np $ranks $AIRFOIL_OP2_HDF5_MPI: $(cat "$work/hdf5.full" "$work/hdf5.err")"
+  grep -E '^ [0-9]+  | q checksum ' "$work/hdf5.full" >"$work/hdf5" || true
+  awk -v tolerance=1e-9 -f "$(dirname "$0")/same_numbers.awk" "$work/serial" "$work/hdf5" ||
+    fail "$ranks ranks from HDF5 against one process on the host: $(paste "$work/serial" "$work/hdf5")"
+  echo "airfoil_op2_hdf5_mpi on $ranks ranks ($PARLOOP_BACKEND), each reading its block: the same to 1e-9"
+fi
