@@ -49,8 +49,13 @@ esac
 if [ -n "${AIRFOIL_OP2_HDF5:-}" ]; then
   PARLOOP_BACKEND=host "$native" --mesh "$work/mesh.dat" --iterations 0 --write-mesh "$work/mesh.h5" >/dev/null ||
     fail "the native airfoil could not convert its mesh to HDF5"
-  "$AIRFOIL_OP2_HDF5" "$work/mesh.h5" 300 15 >"$work/hdf5" 2>"$work/hdf5.err" ||
+  "$AIRFOIL_OP2_HDF5" "$work/mesh.h5" 300 15 "" "$work/dump.h5" >"$work/hdf5" 2>"$work/hdf5.err" ||
     fail "airfoil_op2_hdf5: $(cat "$work/hdf5" "$work/hdf5.err")"
+  # Its dump (op_dump_to_hdf5 and op_write_const_hdf5) read back as the mesh gives the same run.
+  "$AIRFOIL_OP2_HDF5" "$work/dump.h5" 300 15 >"$work/dump" 2>"$work/dump.err" ||
+    fail "airfoil_op2_hdf5 on its dump: $(cat "$work/dump" "$work/dump.err")"
+  cmp -s <(grep -E '^ [0-9]+  | q checksum ' "$work/hdf5") <(grep -E '^ [0-9]+  | q checksum ' "$work/dump") ||
+    fail "airfoil_op2_hdf5 on its dump: $(paste "$work/hdf5" "$work/dump")"
   grep -q "^m_test not found$" "$work/hdf5" || fail "airfoil_op2_hdf5 did not report m_test: $(cat "$work/hdf5")"
   for run in 1 hdf5; do grep -E '^ [0-9]+  | q checksum ' "$work/$([ $run = 1 ] && echo op2.1 || echo hdf5)" \
     >"$work/numbers.$run" || true; done

@@ -3,9 +3,11 @@
 // start and the constants read from new_grid.h5 by op_decl_set_hdf5, op_decl_map_hdf5,
 // op_decl_dat_hdf5 and op_get_const_hdf5 (a dataset the file lacks is NULL: m_test and p_test are
 // asked for and not needed), the kernels of airfoil.cpp, and the final p_q written back with
-// op_fetch_data_hdf5_file. It prints what airfoil_op2 prints, so the two agree line by line.
+// op_fetch_data_hdf5_file. It prints what airfoil_op2 prints, so the two agree line by line. Given
+// DUMP.h5, it writes the mesh as declared there first, with the constants (op_dump_to_hdf5 and
+// op_write_const_hdf5, as OP2's does), a file it reads again as it read MESH.h5.
 //
-//   airfoil_op2_hdf5 [MESH.h5 [ITERATIONS [DIGITS [OUT.h5]]]]    (default ./new_grid.h5, 1000, 5)
+//   airfoil_op2_hdf5 [MESH.h5 [ITERATIONS [DIGITS [OUT.h5 [DUMP.h5]]]]]   (default ./new_grid.h5, 1000, 5)
 //
 // `airfoil --mesh new_grid.dat --iterations 0 --write-mesh new_grid.h5` makes the file (OP2's
 // convert_mesh's layout). airfoil_op2_hdf5_mpi is the same over MPI ranks: each rank reads its
@@ -35,9 +37,10 @@ int main(int argc, char** argv) {
   const char* file = argc > 1 ? argv[1] : "new_grid.h5";
   const int iterations = argc > 2 ? atoi(argv[2]) : 1000;
   const int digits = argc > 3 ? atoi(argv[3]) : 5;
-  const char* out = argc > 4 ? argv[4] : NULL;
+  const char* out = argc > 4 && argv[4][0] != '\0' ? argv[4] : NULL;
+  const char* dump = argc > 5 ? argv[5] : NULL;
   if (iterations < 1 || digits < 1 || digits > 17) {
-    op_printf("usage: airfoil_op2_hdf5 [MESH.h5 [ITERATIONS >= 1 [DIGITS 1..17 [OUT.h5]]]]\n");
+    op_printf("usage: airfoil_op2_hdf5 [MESH.h5 [ITERATIONS >= 1 [DIGITS 1..17 [OUT.h5 [DUMP.h5]]]]]\n");
     op_exit();
     return 2;
   }
@@ -75,6 +78,16 @@ int main(int argc, char** argv) {
   op_get_const_hdf5("mach", 1, "double", (char*)&mach, file);
   op_get_const_hdf5("alpha", 1, "double", (char*)&alpha, file);
   op_get_const_hdf5("qinf", 4, "double", (char*)qinf, file);
+  if (dump != NULL) {
+    op_dump_to_hdf5(dump);
+    op_write_const_hdf5("gam", 1, "double", (char*)&gam, dump);
+    op_write_const_hdf5("gm1", 1, "double", (char*)&gm1, dump);
+    op_write_const_hdf5("cfl", 1, "double", (char*)&cfl, dump);
+    op_write_const_hdf5("eps", 1, "double", (char*)&eps, dump);
+    op_write_const_hdf5("mach", 1, "double", (char*)&mach, dump);
+    op_write_const_hdf5("alpha", 1, "double", (char*)&alpha, dump);
+    op_write_const_hdf5("qinf", 4, "double", (char*)qinf, dump);
+  }
   airfoil_constants_and_partition(edges, pecell, p_x);
 
   airfoil_iterate(iterations, digits, cells, edges, bedges, pedge, pecell, pbedge, pbecell, pcell, p_bound, p_x, p_q,

@@ -109,6 +109,23 @@ class mpi_distribution final : public distribution {
 
   std::size_t block_start(const op_set_core& s) const override { return block_starts_.at(&s); }
 
+  std::vector<std::byte> blocks_on_root(std::span<const std::byte> mine) override {
+    const int rank = mpi::rank_of(MPI_COMM_WORLD), ranks = mpi::size_of(MPI_COMM_WORLD);
+    const int count = static_cast<int>(mine.size());
+    std::vector<int> counts(rank == 0 ? static_cast<std::size_t>(ranks) : 0), offsets(counts.size());
+    mpi::check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += static_cast<std::size_t>(counts[r]);
+    }
+    std::vector<std::byte> all(total);
+    mpi::check(MPI_Gatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE, 0,
+                           MPI_COMM_WORLD),
+               "MPI_Gatherv");
+    return all;
+  }
+
   int global_size(const op_set_core& s) const override {
     if (const parloop::detail::set_distribution* d = s.set->distribution()) return static_cast<int>(d->global_size);
     // Before op_partition: the declared blocks together (collective, as OP2's is).

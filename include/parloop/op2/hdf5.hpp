@@ -150,27 +150,45 @@ inline void fetch_data_hdf5(op_dat_core* d, const char* file, const char* at) {
                           static_cast<std::size_t>(elements), values->data());
 }
 
-// Every set, map and dat, in the order declared, to a new file, in the declared numbering.
+// Every set, map and dat, in the order declared, to a new file, in the declared numbering. Over
+// MPI ranks, each rank's declared blocks are put together on the root, which writes (OP2 writes
+// what each rank holds, in the partitioned numbering once op_partition has run).
 inline void dump_to_hdf5(const char* file) {
   constexpr std::string_view call = "op_dump_to_hdf5";
   const std::string path = hdf5_detail::text(file, call, "file name");
   program& p = program::current(call);
-  if (p.mpi) {
-    throw argument_error(parloop::detail::format(
-        "{}('{}'): over MPI ranks parloop writes dats with op_fetch_data_hdf5_file; a whole mesh's dump is not "
-        "there yet",
-        call, path));
+  const auto whole = [&](std::span<const std::byte> mine) {
+    return p.mpi ? p.mpi->blocks_on_root(mine) : std::vector<std::byte>(mine.begin(), mine.end());
+  };
+  std::vector<std::size_t> set_sizes;
+  for (const auto& s : p.sets) {
+    set_sizes.push_back(static_cast<std::size_t>(p.mpi ? p.mpi->global_size(*s) : s->size));
   }
-  if (is_root()) std::printf("Writing to %s\n", path.c_str());
-  hdf5::File f = hdf5::File::create(path);
-  for (const auto& s : p.sets) hdf5::detail::write_set(f, s->name_text, s->size, true);
-  for (const auto& m : p.maps) {
-    const std::size_t rows = static_cast<std::size_t>(m->from->size);
-    hdf5::detail::write_map(f, m->name_text, rows, m->dim, 0, rows, m->values.data());
-  }
+  std::vector<std::vector<std::byte>> maps, dats;
+  for (const auto& m : p.maps) maps.push_back(whole(std::as_bytes(std::span<const int>(m->values))));
   for (const auto& d : p.dats) {
-    const std::size_t rows = static_cast<std::size_t>(d->set->size);
-    hdf5::detail::write_dat(f, d->name_text, rows, d->dim, d->scalar, d->type_text, 0, rows, user_values(*d));
+    if (p.mpi && p.mpi->partitioned()) {
+      dats.push_back(p.mpi->gathered(*d));
+    } else {
+      const std::size_t bytes = static_cast<std::size_t>(d->set->size) * static_cast<std::size_t>(d->size);
+      dats.push_back(whole({user_values(*d), bytes}));
+    }
+  }
+  if (!is_root()) return;
+  std::printf("Writing to %s\n", path.c_str());
+  hdf5::File f = hdf5::File::create(path);
+  for (std::size_t i = 0; i < p.sets.size(); ++i) {
+    hdf5::detail::write_set(f, p.sets[i]->name_text, static_cast<index_t>(set_sizes[i]), true);
+  }
+  for (std::size_t i = 0; i < p.maps.size(); ++i) {
+    const op_map_core& m = *p.maps[i];
+    const std::size_t rows = set_sizes[static_cast<std::size_t>(m.from->index)];
+    hdf5::detail::write_map(f, m.name_text, rows, m.dim, 0, rows, reinterpret_cast<const index_t*>(maps[i].data()));
+  }
+  for (std::size_t i = 0; i < p.dats.size(); ++i) {
+    const op_dat_core& d = *p.dats[i];
+    const std::size_t rows = set_sizes[static_cast<std::size_t>(d.set->index)];
+    hdf5::detail::write_dat(f, d.name_text, rows, d.dim, d.scalar, d.type_text, 0, rows, dats[i].data());
   }
   f.close();
 }

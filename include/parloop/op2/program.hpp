@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -72,6 +73,8 @@ class distribution {
   // The dat's values in global numbering, on every rank; this rank's declared block of them.
   virtual std::vector<std::byte> gathered(op_dat_core& d) = 0;
   virtual std::size_t block_start(const op_set_core& s) const = 0;
+  // Each rank's bytes, in rank order, on rank 0 (empty elsewhere): declared blocks put together.
+  virtual std::vector<std::byte> blocks_on_root(std::span<const std::byte> mine) = 0;
   virtual int global_size(const op_set_core& s) const = 0;
   virtual void barrier() = 0;
   // At op_exit: MPI finished where start() began it.
