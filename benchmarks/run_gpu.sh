@@ -20,6 +20,19 @@ build="$root/build-gpu"
 # The carried libraries (METIS, Scotch: tools/carry_deps.sh) for the programs and for what those
 # libraries need in turn (libscotch needs libscotcherr), which a program's RUNPATH does not cover.
 export LD_LIBRARY_PATH="$root/.deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# HDF5 (carried: .deps/hdf5): of the libraries it links, those this machine lacks, on the programs'
+# path; the machine's own stay first for everything else (CMake, the compilers).
+hdf5_args=()
+if [ -d "$root/.deps/hdf5/runtime" ]; then
+  missing="$root/.deps/hdf5/missing"
+  rm -rf "$missing" && mkdir -p "$missing"
+  for lib in "$root/.deps/hdf5/runtime"/*.so*; do
+    name=$(basename "$lib")
+    ldconfig -p | grep -q "^[[:space:]]*$name " || ln -s "$lib" "$missing/$name"
+  done
+  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$missing"
+  hdf5_args=(-DHDF5_ROOT="$root/.deps/hdf5")
+fi
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build gpu sanitize examples suite bench bench-airfoil bench-meshes bench-cpu renumber mpi op2 subset extruded)
 status=0
@@ -36,7 +49,7 @@ for step in "${steps[@]}"; do
       } 2>&1 | tee "$out/machine.txt"
       cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPARLOOP_BUILD_BENCHMARKS=ON \
         -DPARLOOP_COMPILED="${PARLOOP_GPU_COMPILED:-ON}" \
-        -DCMAKE_PREFIX_PATH="$root/.deps" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+        -DCMAKE_PREFIX_PATH="$root/.deps" "${hdf5_args[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
       targets=()
       [ "$step" = build ] || targets=(--target airfoil airfoil_mpi shuffle_mesh order_mesh bench_airfoil airfoil_op2 bench_subset bench_extruded)
       cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }

@@ -25,4 +25,19 @@ cp /usr/include/metis.h "$deps/include/"
 cp -r /usr/include/scotch "$deps/include/"
 cp -a "$multiarch"/libmetis.so* "$multiarch"/libscotch.so "$multiarch"/libscotch-7.0*.so "$multiarch"/libscotcherr.so \
   "$multiarch"/libscotcherr-7.0*.so "$deps/lib/x86_64-linux-gnu/"
+# HDF5: Debian's serial library (the programs' ranks read their blocks each on its own; MPI-IO is
+# not used), its headers under hdf5/ (HDF5_ROOT), and every library it links but glibc's and
+# MPI's, in hdf5/runtime/: benchmarks/run_gpu.sh puts on the programs' path only those the machine
+# lacks, so that its own (which CMake and the compilers load) are never shadowed.
+mkdir -p "$deps/hdf5/include" "$deps/hdf5/lib" "$deps/hdf5/runtime"
+cp -r /usr/include/hdf5/serial/. "$deps/hdf5/include/"
+cp -a "$multiarch"/libhdf5_serial.so.* "$deps/hdf5/runtime/"
+ln -s ../runtime/"$(basename "$(readlink -f "$multiarch/libhdf5_serial.so")")" "$deps/hdf5/lib/libhdf5.so"
+ldd "$multiarch/libhdf5_serial.so" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+  case $(basename "$lib") in
+    libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libresolv.so* | ld-linux*) ;;
+    libmpi* | libopen-* | libhwloc* | libevent*) ;;
+    *) cp -L "$lib" "$deps/hdf5/runtime/" ;;
+  esac
+done
 du -sh "$deps"
