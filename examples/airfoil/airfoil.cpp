@@ -33,6 +33,7 @@
 #include "arguments.hpp"
 #include "flow.hpp"
 #include "kernels_c.hpp"
+#include "phases.hpp"
 #if PARLOOP_HAVE_HDF5
 #include "mesh_hdf5.hpp"
 #endif
@@ -58,12 +59,13 @@ struct options {
   bool autotune = false;
   bool renumber = true;
   bool read_each_step = false;
+  bool phases = false;
   int digits = 5;
 };
 
 constexpr const char* usage =
     "usage: airfoil [--mesh FILE | --size CELLS [--grid c|o]] [--iterations N] [--kernels dsl|c] [--autotune]\n"
-    "               [--digits D] [--write-mesh FILE] [--no-renumber] [--read-each-step]\n"
+    "               [--digits D] [--write-mesh FILE] [--no-renumber] [--read-each-step] [--phases]\n"
     "  --mesh FILE        OP2's new_grid.dat layout, or OP2's new_grid.h5 (a .h5 file); otherwise a NACA0012 mesh of\n"
     "                     about CELLS cells (default 720000)\n"
     "  --grid c|o         the generated mesh: a C-mesh as OP2's (default) or an O-grid\n"
@@ -76,7 +78,9 @@ constexpr const char* usage =
     "  --no-renumber      loops in the mesh's own order (by default the cells are renumbered for locality, and\n"
     "                     the other sets follow; over MPI ranks, each rank orders its share so)\n"
     "  --read-each-step   reads the rms back after each step, a wait for the device, as an OP2 application\n"
-    "                     must (benchmarks/op2_airfoil.sh compares the two so)\n";
+    "                     must (benchmarks/op2_airfoil.sh compares the two so)\n"
+    "  --phases           the job's time by phase on stderr: mesh, runtime, declaring, ordering, first step\n"
+    "                     (compiling or loading its kernels), loops (benchmarks/airfoil_job.sh)\n";
 
 options parse(int argc, char** argv) {
   options o;
@@ -97,6 +101,10 @@ options parse(int argc, char** argv) {
     }
     if (a == "--read-each-step") {
       o.read_each_step = true;
+      continue;
+    }
+    if (a == "--phases") {
+      o.phases = true;
       continue;
     }
     if (i + 1 >= argc) throw pl::argument_error(fmt::format("{}: expected a value after it\n{}", a, usage));
@@ -145,12 +153,17 @@ bool prints() {
 // Runs the iterations, printing the rms every 100 and after the last; returns the last.
 template <class Kernels>
 double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil::flow& c, const options& o,
-           const Kernels& kernels) {
+           const Kernels& kernels, airfoil::phases& timed) {
   airfoil::solver s(rt, h, c);
   const auto start = std::chrono::steady_clock::now();
   double last = 0.0;
   for (int iter = 1; iter <= o.iterations; ++iter) {
     s.iterate(kernels, o.read_each_step);
+    // Timed by phase, the first step (its kernels compiled or loaded) is waited for alone.
+    if (iter == 1 && timed.on()) {
+      rt.synchronize();
+      timed.end("first_step");
+    }
     // Reading the rms waits for the device: only where it is printed.
     if (iter % 100 == 0 || iter == o.iterations) {
       last = s.rms();
@@ -158,6 +171,7 @@ double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil:
     }
   }
   rt.synchronize();
+  timed.end("loops");
   std::fflush(stdout);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (prints()) {
@@ -197,6 +211,7 @@ void write_mesh_file(const airfoil::mesh& m, const airfoil::flow& c, const std::
 
 int airfoil_main(int argc, char** argv) {
   const options o = parse(argc, argv);
+  airfoil::phases timed(o.phases && prints());
   // Over MPI, only rank 0 reads or makes the mesh; the others distribute an empty one.
   const airfoil::mesh m = !prints()     ? airfoil::mesh{}
                           : o.mesh_file ? read_mesh_file(*o.mesh_file)
@@ -204,7 +219,9 @@ int airfoil_main(int argc, char** argv) {
                                         : airfoil::make_naca0012(o.size);
   const airfoil::flow c;
   if (o.write_mesh && prints()) write_mesh_file(m, c, *o.write_mesh);
+  timed.end("mesh");
   pl::Runtime rt = pl::Runtime::open();
+  timed.end("runtime");
   // The solver's loops name no strategy and no conflicts: the runtime's setting tunes them all.
   if (o.autotune) rt.set_autotune(true);
   if (o.c_kernels && rt.kind() == pl::backend_kind::host) {
@@ -215,17 +232,21 @@ int airfoil_main(int argc, char** argv) {
 #if PARLOOP_AIRFOIL_MPI
   const airfoil::mesh_handles h = airfoil::distributed(rt, MPI_COMM_WORLD, m, o.renumber);
   const std::string ranks = fmt::format(", {} MPI ranks", pl::mpi::size_of(MPI_COMM_WORLD));
+  timed.end("declare_and_partition");
 #else
   const airfoil::mesh_handles h = airfoil::on_runtime(rt, m);
   const std::string ranks;
+  timed.end("declare");
   if (o.renumber) pl::renumber(h.cells);
+  timed.end("renumber");
 #endif
   if (prints()) {
     std::printf("airfoil on %s (%s kernels%s%s%s): %d nodes, %d cells, %d edges, %d boundary edges\n",
                 rt.device_name().c_str(), o.c_kernels ? "C" : "DSL", rt.autotunes() ? ", autotuned" : "", ranks.c_str(),
                 o.renumber ? ", renumbered" : "", m.nnode, m.ncell, m.nedge, m.nbedge);
   }
-  const double rms = o.c_kernels ? run(rt, h, c, o, airfoil::c_kernels(c)) : run(rt, h, c, o, airfoil::dsl_kernels(c));
+  const double rms =
+      o.c_kernels ? run(rt, h, c, o, airfoil::c_kernels(c), timed) : run(rt, h, c, o, airfoil::dsl_kernels(c), timed);
   // OP2's figure is compared with only on a mesh that may be its new_grid.dat: on any other it
   // would measure the distance between two meshes, not this program's error.
   if (prints() && o.mesh_file && o.iterations == 1000 && airfoil::may_be_op2_mesh(m)) {
@@ -235,6 +256,7 @@ int airfoil_main(int argc, char** argv) {
                 percent < 1e-5 ? "(OP2's result)"
                                : "(not OP2's result: this mesh has new_grid.dat's counts, but may not be that file)");
   }
+  timed.print();
   return 0;
 }
 
