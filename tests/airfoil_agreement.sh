@@ -3,7 +3,8 @@
 # Airfoil's rms history on the backend PARLOOP_BACKEND names, with the DSL kernels and (on a
 # device) with OP2's C kernels, against the host backend's (the reference), on a small generated mesh; and
 # the same mesh written in OP2's layout and read back gives the host the same history, bit for
-# bit, and so does it converted to OP2's HDF5 layout; autotuned (--autotune), the device's history is the host's too; and so is the host's with the
+# bit, and so does it converted to OP2's HDF5 layout, where 150 iterations restarted from a
+# checkpoint of the first 150 end where 300 do; autotuned (--autotune), the device's history is the host's too; and so is the host's with the
 # mesh left in its own order (--no-renumber); and the device's with its rms read back after each
 # step (--read-each-step, as an OP2 application must). Devices add increments
 # through maps in another order (atomics) and may fuse multiply-adds: the histories agree to 1e-9
@@ -50,6 +51,14 @@ if PARLOOP_BACKEND=host "$program" --mesh "$work/mesh.dat" --iterations 0 --writ
   cmp -s "$work/host" "$work/host_from_hdf5" ||
     fail "the mesh converted to HDF5 gives another history: $(diff "$work/host" "$work/host_from_hdf5")"
   echo "host: the mesh converted to HDF5 and read back gives the same history, bit for bit"
+  # Half the iterations, a checkpoint, and the other half restarted from it: the same last rms.
+  PARLOOP_BACKEND=host "$program" --mesh "$work/mesh.h5" --iterations 150 --digits 15 \
+    --checkpoint "$work/half.h5" >/dev/null 2>"$work/half.err" || fail "checkpointing: $(cat "$work/half.err")"
+  restarted=$(PARLOOP_BACKEND=host "$program" --mesh "$work/mesh.h5" --iterations 150 --digits 15 \
+    --restart "$work/half.h5" 2>"$work/restart.err" | tail -1) || fail "restarting: $(cat "$work/restart.err")"
+  [ "${restarted#* 150 }" = "$(tail -1 "$work/host" | sed 's/^ *300 //')" ] ||
+    fail "restarted at 150: '$restarted'; uninterrupted at 300: '$(tail -1 "$work/host")'"
+  echo "host: 150 iterations restarted from a checkpoint end where 300 do, bit for bit"
 else
   grep -q "built without HDF5" "$work/convert.err" || fail "converting the mesh to HDF5: $(cat "$work/convert.err")"
   echo "host: no HDF5 in this build: $(cat "$work/convert.err")"

@@ -36,6 +36,9 @@
 #include "phases.hpp"
 #if PARLOOP_HAVE_HDF5
 #include "mesh_hdf5.hpp"
+#if PARLOOP_AIRFOIL_MPI
+#include <parloop/io/hdf5_mpi.hpp>
+#endif
 #endif
 #include "kernels_dsl.hpp"
 #include "mesh.hpp"
@@ -51,7 +54,7 @@ namespace pl = parloop;
 namespace {
 
 struct options {
-  std::optional<std::string> mesh_file, write_mesh;
+  std::optional<std::string> mesh_file, write_mesh, checkpoint, restart;
   long long size = 720000;
   bool o_grid = false;
   int iterations = 1000;
@@ -66,6 +69,7 @@ struct options {
 constexpr const char* usage =
     "usage: airfoil [--mesh FILE | --size CELLS [--grid c|o]] [--iterations N] [--kernels dsl|c] [--autotune]\n"
     "               [--digits D] [--write-mesh FILE] [--no-renumber] [--read-each-step] [--phases]\n"
+    "               [--checkpoint FILE.h5] [--restart FILE.h5]\n"
     "  --mesh FILE        OP2's new_grid.dat layout, or OP2's new_grid.h5 (a .h5 file); otherwise a NACA0012 mesh of\n"
     "                     about CELLS cells (default 720000)\n"
     "  --grid c|o         the generated mesh: a C-mesh as OP2's (default) or an O-grid\n"
@@ -79,6 +83,8 @@ constexpr const char* usage =
     "                     the other sets follow; over MPI ranks, each rank orders its share so)\n"
     "  --read-each-step   reads the rms back after each step, a wait for the device, as an OP2 application\n"
     "                     must (benchmarks/op2_airfoil.sh compares the two so)\n"
+    "  --checkpoint FILE  writes the flow's state (p_q) after the last iteration, in the mesh's numbering (HDF5)\n"
+    "  --restart FILE     starts from a checkpoint's state: N more iterations end where an uninterrupted run does\n"
     "  --phases           the job's time by phase on stderr: mesh, runtime, declaring, ordering, first step\n"
     "                     (compiling or loading its kernels), loops (benchmarks/airfoil_job.sh)\n";
 
@@ -113,6 +119,10 @@ options parse(int argc, char** argv) {
       o.mesh_file = v;
     } else if (a == "--write-mesh") {
       o.write_mesh = v;
+    } else if (a == "--checkpoint") {
+      o.checkpoint = v;
+    } else if (a == "--restart") {
+      o.restart = v;
     } else if (a == "--size") {
       o.size = airfoil::whole_number(a, v, 1, 200'000'000);
       makes_mesh = true;
@@ -150,11 +160,35 @@ bool prints() {
 #endif
 }
 
+// The flow's state written to a checkpoint, or read back from one (over MPI ranks, every rank
+// takes part: the root writes, each rank reads its own cells' rows).
+void write_state(const pl::Dat<double, 4>& q, const std::string& path) {
+#if PARLOOP_HAVE_HDF5 && PARLOOP_AIRFOIL_MPI
+  pl::hdf5::checkpoint(MPI_COMM_WORLD, path, q);
+#elif PARLOOP_HAVE_HDF5
+  pl::hdf5::checkpoint(path, q);
+#else
+  static_cast<void>(q);
+  throw pl::argument_error(fmt::format("--checkpoint {}: this airfoil is built without HDF5", path));
+#endif
+}
+void read_state(pl::Dat<double, 4>& q, const std::string& path) {
+#if PARLOOP_HAVE_HDF5 && PARLOOP_AIRFOIL_MPI
+  pl::hdf5::restart(MPI_COMM_WORLD, path, q);
+#elif PARLOOP_HAVE_HDF5
+  pl::hdf5::restart(path, q);
+#else
+  static_cast<void>(q);
+  throw pl::argument_error(fmt::format("--restart {}: this airfoil is built without HDF5", path));
+#endif
+}
+
 // Runs the iterations, printing the rms every 100 and after the last; returns the last.
 template <class Kernels>
 double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil::flow& c, const options& o,
            const Kernels& kernels, airfoil::phases& timed) {
   airfoil::solver s(rt, h, c);
+  if (o.restart) read_state(s.q(), *o.restart);
   const auto start = std::chrono::steady_clock::now();
   double last = 0.0;
   for (int iter = 1; iter <= o.iterations; ++iter) {
@@ -172,6 +206,7 @@ double run(const pl::Runtime& rt, const airfoil::mesh_handles& h, const airfoil:
   }
   rt.synchronize();
   timed.end("loops");
+  if (o.checkpoint) write_state(s.q(), *o.checkpoint);
   std::fflush(stdout);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (prints()) {

@@ -128,6 +128,8 @@ class solver {
   // sqrt(rms / ncell), as OP2 prints it. Waits for the device.
   double rms() const { return std::sqrt(rms_.value() / total_cells_); }
   const pl::Dat<double, 4>& q() const { return q_; }
+  // The state a run goes on from (a restart writes it).
+  pl::Dat<double, 4>& q() { return q_; }
 
  private:
   static std::vector<double> free_stream(int ncell, const flow& c) {
