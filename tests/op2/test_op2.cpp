@@ -725,6 +725,18 @@ TEST_CASE("op2: a mesh dumped to HDF5 and read back runs as declared; missing ma
     const auto back = parloop::hdf5::read_dat<double, 2>(file, at, cells_again);
     CHECK(std::vector<double>(back.host().begin(), back.host().end()) == got);
   }
+  // Another numeric type than asked for is converted, as OP2 converts it (with its warning).
+  {
+    const parloop::Runtime host = parloop::Runtime::open(parloop::backend_kind::host);
+    parloop::hdf5::File more = parloop::hdf5::File::append(grid);
+    parloop::hdf5::write(
+        more, parloop::Dat<float>(parloop::Set(host, m.nodes_count),
+                                  std::vector<float>(static_cast<std::size_t>(m.nodes_count), 0.25f), "p_f"));
+  }
+  op_dat p_f = op_decl_dat_hdf5(nodes, 1, "double", grid.c_str(), "p_f");
+  std::vector<double> f(static_cast<std::size_t>(m.nodes_count));
+  op_fetch_data(p_f, f.data());
+  CHECK(f == std::vector<double>(f.size(), 0.25));
   CHECK_THROWS_WITH(op_decl_dat_hdf5(cells, 3, "double", grid.c_str(), "p_q"),
                     Catch::Contains(grid) && Catch::Contains("dataset 'p_q' read as dat 'p_q' has 2 values a row"));
   CHECK_THROWS_WITH(op_decl_set_hdf5((folder.path / "none.h5").c_str(), "cells"), Catch::Contains("no such file"));

@@ -116,7 +116,7 @@ std::vector<T> read_constant(const File& file, std::string_view name, int count 
 // are the same, and refused otherwise.
 inline void write(File& file, const Set& set, std::string_view path = {}) {
   detail::check_whole(set, "set", set.name());
-  detail::write_set(file, path.empty() ? std::string_view(set.name()) : path, set.size(), true);
+  detail::write_set(file, path.empty() ? std::string_view(set.name()) : path, set.size());
 }
 
 inline void write(File& file, const Map& map, std::string_view path = {}) {
@@ -131,8 +131,8 @@ void write(File& file, const Dat<T, Dim>& dat, std::string_view path = {}) {
   detail::check_whole(dat.set(), "dat", dat.name());
   const hsize_t rows = static_cast<hsize_t>(dat.set().size());
   constexpr scalar_type type = scalar_of<T>();
-  detail::write_dat(file, path.empty() ? std::string_view(dat.name()) : path, rows, Dim, type, detail::op2_type(type),
-                    0, rows, dat.host().data());
+  detail::write_dat(file, path.empty() ? std::string_view(dat.name()) : path, rows, Dim, type, type_name(type), 0, rows,
+                    dat.host().data());
 }
 
 template <class T>

@@ -26,17 +26,6 @@
 
 namespace parloop::hdf5 {
 
-// Rows [first, first + count) of `rows` that rank `rank` of `ranks` reads: OP2's split, rank r
-// starting at trunc(rows * r / ranks), so that a file is read in the same blocks as OP2 reads it.
-inline std::pair<hsize_t, hsize_t> rank_block(hsize_t rows, int rank, int ranks) {
-  auto start = [&](int r) {
-    return r == ranks ? rows
-                      : static_cast<hsize_t>(static_cast<double>(rows) *
-                                             (static_cast<double>(r) / static_cast<double>(ranks)));
-  };
-  return {start(rank), start(rank + 1) - start(rank)};
-}
-
 // Declares a file's sets, maps and dats in a global mesh of values_from::each_rank, this rank its
 // block of each: every rank makes the same declarations in the same order, as for the mesh.
 class mesh_reader {
@@ -46,7 +35,7 @@ class mesh_reader {
 
   mpi::set_id set(std::string_view name) {
     const hsize_t rows = static_cast<hsize_t>(detail::set_size(file_, name));
-    const auto [first, count] = rank_block(rows, rank_, ranks_);
+    const auto [first, count] = detail::rank_block(rows, rank_, ranks_);
     sets_.push_back({rows, first, count});
     return mesh_.set(static_cast<index_t>(count), std::string(name));
   }
@@ -146,8 +135,8 @@ void checkpoint(MPI_Comm comm, const std::string& path, const Dats&... dats) {
     if (!root || !failed.empty()) return;
     try {
       const hsize_t rows = static_cast<hsize_t>(dat.set().global_size());
-      detail::write_dat(*file, dat.name(), rows, dat_type::dim, scalar_of<T>(), detail::op2_type(scalar_of<T>()), 0,
-                        rows, all.data());
+      detail::write_dat(*file, dat.name(), rows, dat_type::dim, scalar_of<T>(), type_name(scalar_of<T>()), 0, rows,
+                        all.data());
     } catch (const error& e) {
       failed = e.message();
     }

@@ -35,21 +35,11 @@ inline std::string text(const char* s, std::string_view call, std::string_view w
   return s;
 }
 
-// This rank's block [first, first + count) of `global` rows, as OP2's MPI library splits them.
-inline std::pair<std::size_t, std::size_t> block_of(std::size_t global, const program& p) {
-  auto start = [&](int r) {
-    return r == p.ranks ? global
-                        : static_cast<std::size_t>(static_cast<double>(global) *
-                                                   (static_cast<double>(r) / static_cast<double>(p.ranks)));
-  };
-  return {start(p.rank), start(p.rank + 1) - start(p.rank)};
-}
-
 // The rows this rank reads of a dataset of `file_rows` rows for set `s`: its block, which must be
 // the set's size here (the set read by op_decl_set_hdf5, or declared with OP2's split).
 inline std::size_t first_row(const program& p, const op_set_core& s, std::size_t file_rows, std::string_view call,
                              const std::string& file) {
-  const auto [first, count] = block_of(file_rows, p);
+  const auto [first, count] = hdf5::detail::rank_block(file_rows, p.rank, p.ranks);
   if (count != static_cast<std::size_t>(s.size)) {
     throw file_error(parloop::detail::format(
         "{}: {} rows in '{}' make {} for this rank{}, and set '{}' has {}", call, file_rows, file, count,
@@ -72,7 +62,7 @@ inline op_set_core* decl_set_hdf5(const char* file, const char* name, const char
   const hdf5::File f = hdf5::File::open(path);
   const std::size_t global = rows_of != nullptr ? static_cast<std::size_t>(hdf5::detail::rows_of(f, rows_of))
                                                 : static_cast<std::size_t>(hdf5::detail::set_size(f, called));
-  return decl_set(static_cast<int>(hdf5_detail::block_of(global, p).second), called.c_str());
+  return decl_set(static_cast<int>(hdf5::detail::rank_block(global, p.rank, p.ranks).second), called.c_str());
 }
 
 inline op_map_core* decl_map_hdf5(op_set_core* from, op_set_core* to, int dim, const char* file, const char* name) {
@@ -178,7 +168,7 @@ inline void dump_to_hdf5(const char* file) {
   std::printf("Writing to %s\n", path.c_str());
   hdf5::File f = hdf5::File::create(path);
   for (std::size_t i = 0; i < p.sets.size(); ++i) {
-    hdf5::detail::write_set(f, p.sets[i]->name_text, static_cast<index_t>(set_sizes[i]), true);
+    hdf5::detail::write_set(f, p.sets[i]->name_text, static_cast<index_t>(set_sizes[i]));
   }
   for (std::size_t i = 0; i < p.maps.size(); ++i) {
     const op_map_core& m = *p.maps[i];

@@ -110,11 +110,10 @@ inline void check_storage(const File& file, const handle& dataset, std::string_v
   const hsize_t stored = H5Dget_storage_size(dataset.get());
   hsize_t file_bytes = 0;
   H5Fget_filesize(file.id(), &file_bytes);
-  const std::uintmax_t on_disk = std::filesystem::file_size(file.path());
-  if ((plain && bytes > 0 && stored < bytes) || (plain && bytes > on_disk) || bytes / 1000 > file_bytes) {
+  if ((plain && (stored < bytes || bytes > file_bytes)) || bytes / 1000 > file_bytes) {
     throw file_error(parloop::detail::format(
         "{}: dataset '{}' is damaged or truncated: it declares {} bytes of values, and the file holds {} of them",
-        file.path(), name, bytes, std::min<std::uintmax_t>(stored, on_disk)));
+        file.path(), name, bytes, std::min(stored, file_bytes)));
   }
 }
 
@@ -158,19 +157,18 @@ inline std::pair<hsize_t, int> check_rows(const File& file, const dataset_info& 
 }
 
 // Rows [first, first + count) of a checked dataset, `width` values each, into `out`.
-// `transfer` is the transfer property list (collective over MPI ranks, or H5P_DEFAULT).
 inline void read_rows(const File& file, const handle& dataset, std::string_view name, scalar_type type, hsize_t first,
-                      hsize_t count, int width, bool one_dim, void* out, hid_t transfer = H5P_DEFAULT) {
+                      hsize_t count, int width, bool one_dim, void* out) {
   quiet_errors quiet;
   const handle space(H5Dget_space(dataset.get()), &H5Sclose);
   const hsize_t start[2] = {first, 0}, size[2] = {count, static_cast<hsize_t>(width)};
   const int rank = one_dim ? 1 : 2;
   const handle memory(H5Screate_simple(rank, size, nullptr), &H5Sclose);
-  // A rank with no rows still takes part in a collective transfer, selecting nothing.
+  // No rows (a rank's empty block) select nothing: HDF5 refuses a hyperslab of none.
   herr_t status = count == 0 ? H5Sselect_none(space.get())
                              : H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr);
   if (count == 0 && status >= 0) status = H5Sselect_none(memory.get());
-  if (status >= 0) status = H5Dread(dataset.get(), memory_type(type), memory.get(), space.get(), transfer, out);
+  if (status >= 0) status = H5Dread(dataset.get(), memory_type(type), memory.get(), space.get(), H5P_DEFAULT, out);
   if (status < 0) {
     throw file_error(parloop::detail::format("{}: dataset '{}' could not be read (rows {} to {}): {}", file.path(),
                                              name, first, first + count, library_says()));

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "parloop/config.hpp"
@@ -29,9 +30,6 @@
 #include "parloop/io/hdf5/writing.hpp"
 
 namespace parloop::hdf5::detail {
-
-// OP2's type string of a scalar type (std::int64_t is C's long on the 64-bit systems parloop runs on).
-inline std::string_view op2_type(scalar_type t) { return type_name(t); }
 
 // The size a set's dataset holds.
 inline index_t set_size(const File& file, std::string_view name) {
@@ -52,54 +50,66 @@ inline index_t set_size(const File& file, std::string_view name) {
   return static_cast<index_t>(size);
 }
 
-// A dataset of rows opened and checked: its handle, rows and width.
+// A dataset of rows opened and checked: its handle, rows, width and the type it holds.
 struct rows_dataset {
   handle dataset;
   hsize_t rows;
   int width;
   bool one_dim;
+  scalar_type stored;
 };
 
-inline rows_dataset open_rows(const File& file, std::string_view name, std::string_view what, const row_shape& want) {
+// Opens the dataset and checks it against `want`, whose type is the one `stored` gives for the
+// type the file holds (none: a type parloop holds no data of): by default, want.type alone.
+template <class Stored>
+rows_dataset open_rows(const File& file, std::string_view name, std::string_view what, row_shape want,
+                       Stored&& stored) {
   handle dataset = open_dataset(file, name);
   const dataset_info info = inspect(file, dataset, name);
+  want.type = stored(info.type);
   const auto [rows, width] = check_rows(file, info, name, what, want);
-  check_storage(file, dataset, name, rows * static_cast<hsize_t>(width) * scalar_bytes(*info.type));
-  return {std::move(dataset), rows, width, info.dims.size() == 1};
+  check_storage(file, dataset, name, rows * static_cast<hsize_t>(width) * scalar_bytes(want.type));
+  return {std::move(dataset), rows, width, info.dims.size() == 1, want.type};
+}
+inline rows_dataset open_rows(const File& file, std::string_view name, std::string_view what, const row_shape& want) {
+  return open_rows(file, name, what, want, [&](std::optional<scalar_type>) { return want.type; });
+}
+
+// This rank's block [first, first + count) of `rows` rows: OP2's split, rank r of P starting at
+// trunc(rows * r / P) (computed in double, as OP2 does), so that a file is read in the same blocks.
+inline std::pair<hsize_t, hsize_t> rank_block(hsize_t rows, int rank, int ranks) {
+  auto start = [&](int r) {
+    return r == ranks ? rows
+                      : static_cast<hsize_t>(static_cast<double>(rows) *
+                                             (static_cast<double>(r) / static_cast<double>(ranks)));
+  };
+  return {start(rank), start(rank + 1) - start(rank)};
 }
 
 // A map's rows [first, first + count) of `arity` targets (its whole when the set is not
 // distributed), into `out`. Maps are ints in OP2's files; 64-bit ones (OP2's long maps) are read
 // as ints, a value past int's range refused by the Map's own check of its targets.
 inline void read_map_rows(const File& file, std::string_view name, std::optional<hsize_t> rows, int arity,
-                          hsize_t first, hsize_t count, index_t* out, hid_t transfer = H5P_DEFAULT) {
-  const std::string what = parloop::detail::format("map '{}'", name);
-  const handle probe = open_dataset(file, name);
-  const dataset_info info = inspect(file, probe, name);
-  const scalar_type stored = info.type == scalar_type::int64 ? scalar_type::int64 : scalar_type::int32;
-  const rows_dataset d = open_rows(file, name, what, {rows, arity, stored});
-  read_rows(file, d.dataset, name, scalar_type::int32, first, count, d.width, d.one_dim, out, transfer);
+                          hsize_t first, hsize_t count, index_t* out) {
+  const rows_dataset d = open_rows(file, name, parloop::detail::format("map '{}'", name),
+                                   {rows, arity, scalar_type::int32}, [](std::optional<scalar_type> held) {
+                                     return held == scalar_type::int64 ? scalar_type::int64 : scalar_type::int32;
+                                   });
+  read_rows(file, d.dataset, name, scalar_type::int32, first, count, d.width, d.one_dim, out);
 }
 
 // A dat's rows [first, first + count) of `dim` values of `type`, into `out`. `convert`: read
 // another numeric type of the file as `type` (OP2's rule, with its warning), else refuse it.
 inline void read_dat_rows(const File& file, std::string_view name, std::optional<hsize_t> rows, int dim,
-                          scalar_type type, bool convert, hsize_t first, hsize_t count, void* out,
-                          hid_t transfer = H5P_DEFAULT) {
-  const std::string what = parloop::detail::format("dat '{}'", name);
-  scalar_type stored = type;
-  if (convert) {
-    const handle probe = open_dataset(file, name);
-    const dataset_info info = inspect(file, probe, name);
-    if (info.type && *info.type != type) {
-      stored = *info.type;
-      std::fprintf(stderr, "parloop: %s: dataset '%s' holds %s, read as %s\n", file.path().c_str(),
-                   std::string(name).c_str(), std::string(type_name(stored)).c_str(),
-                   std::string(type_name(type)).c_str());
-    }
+                          scalar_type type, bool convert, hsize_t first, hsize_t count, void* out) {
+  const rows_dataset d = open_rows(file, name, parloop::detail::format("dat '{}'", name), {rows, dim, type},
+                                   [&](std::optional<scalar_type> held) { return convert && held ? *held : type; });
+  if (d.stored != type) {
+    std::fprintf(stderr, "parloop: %s: dataset '%s' holds %s, read as %s\n", file.path().c_str(),
+                 std::string(name).c_str(), std::string(type_name(d.stored)).c_str(),
+                 std::string(type_name(type)).c_str());
   }
-  const rows_dataset d = open_rows(file, name, what, {rows, dim, stored});
-  read_rows(file, d.dataset, name, type, first, count, d.width, d.one_dim, out, transfer);
+  read_rows(file, d.dataset, name, type, first, count, d.width, d.one_dim, out);
 }
 
 // The rows a dataset of rows has (a set's size, where OP2 infers it from a dat or map).
@@ -120,7 +130,7 @@ inline int width_of(const File& file, std::string_view name) {
 
 // A constant's `dim` values (any number when 0) of `type`, with OP2's `convert` rule.
 inline std::vector<std::byte> read_constant(const File& file, std::string_view name, int dim, scalar_type type,
-                                            bool convert, hid_t transfer = H5P_DEFAULT) {
+                                            bool convert) {
   const handle dataset = open_dataset(file, name);
   const dataset_info info = inspect(file, dataset, name);
   if (info.dims.size() > 1 || (dim > 0 && info.elements() != static_cast<hsize_t>(dim))) {
@@ -135,26 +145,25 @@ inline std::vector<std::byte> read_constant(const File& file, std::string_view n
   const hsize_t count = info.elements();
   check_storage(file, dataset, name, count * scalar_bytes(*info.type));
   std::vector<std::byte> values(count * scalar_bytes(type));
-  read_rows(file, dataset, name, type, 0, count, 1, true, values.data(), transfer);
+  read_rows(file, dataset, name, type, 0, count, 1, true, values.data());
   return values;
 }
 
-// Writers. `global_rows` is the rows of the whole dataset, of which this call writes
-// [first, first + count) from `values`; one process writes them all.
-inline void write_set(File& file, std::string_view name, index_t global_size, bool write_value,
-                      hid_t transfer = H5P_DEFAULT) {
+// Writers. `global_rows` is the rows of the whole dataset, of which a call writes
+// [first, first + count) from `values`.
+inline void write_set(File& file, std::string_view name, index_t size) {
   bool made = false;
   const written_shape shape{{1}, scalar_type::int32};
   const handle dataset = dataset_for_writing(file, name, shape, made);
-  write_rows(file, dataset, name, scalar_type::int32, shape.dims, 0, write_value ? 1 : 0, &global_size, transfer);
+  write_rows(file, dataset, name, scalar_type::int32, shape.dims, 0, 1, &size);
 }
 
 inline void write_map(File& file, std::string_view name, hsize_t global_rows, int arity, hsize_t first, hsize_t count,
-                      const index_t* values, hid_t transfer = H5P_DEFAULT) {
+                      const index_t* values) {
   bool made = false;
   const written_shape shape{{global_rows, static_cast<hsize_t>(arity)}, scalar_type::int32};
   const handle dataset = dataset_for_writing(file, name, shape, made);
-  write_rows(file, dataset, name, scalar_type::int32, shape.dims, first, count, values, transfer);
+  write_rows(file, dataset, name, scalar_type::int32, shape.dims, first, count, values);
   if (!made) return;
   const int rows = static_cast<int>(global_rows);
   int_attribute(file, dataset, name, "size", {&rows, 1});
@@ -162,13 +171,13 @@ inline void write_map(File& file, std::string_view name, hsize_t global_rows, in
   text_attribute(file, dataset, name, "type", "int", 10);
 }
 
+// `type_text`: the dat's type as OP2 names it ("double", or an OP2 program's "double:soa").
 inline void write_dat(File& file, std::string_view name, hsize_t global_rows, int dim, scalar_type type,
-                      std::string_view type_text, hsize_t first, hsize_t count, const void* values,
-                      hid_t transfer = H5P_DEFAULT) {
+                      std::string_view type_text, hsize_t first, hsize_t count, const void* values) {
   bool made = false;
   const written_shape shape{{global_rows, static_cast<hsize_t>(dim)}, type};
   const handle dataset = dataset_for_writing(file, name, shape, made);
-  write_rows(file, dataset, name, type, shape.dims, first, count, values, transfer);
+  write_rows(file, dataset, name, type, shape.dims, first, count, values);
   if (!made) return;
   const int row_bytes = dim * static_cast<int>(scalar_bytes(type));
   int_attribute(file, dataset, name, "size", {&row_bytes, 1});
@@ -176,15 +185,14 @@ inline void write_dat(File& file, std::string_view name, hsize_t global_rows, in
   text_attribute(file, dataset, name, "type", type_text, type_text.size());
 }
 
-inline void write_constant(File& file, std::string_view name, int dim, scalar_type type, const void* values,
-                           hid_t transfer = H5P_DEFAULT) {
+inline void write_constant(File& file, std::string_view name, int dim, scalar_type type, const void* values) {
   bool made = false;
   const written_shape shape{{static_cast<hsize_t>(dim)}, type};
   const handle dataset = dataset_for_writing(file, name, shape, made);
-  write_rows(file, dataset, name, type, shape.dims, 0, static_cast<hsize_t>(dim), values, transfer);
+  write_rows(file, dataset, name, type, shape.dims, 0, static_cast<hsize_t>(dim), values);
   if (!made) return;
   int_attribute(file, dataset, name, "dim", {&dim, 1});
-  text_attribute(file, dataset, name, "type", op2_type(type), op2_type(type).size());
+  text_attribute(file, dataset, name, "type", type_name(type), type_name(type).size());
 }
 
 }  // namespace parloop::hdf5::detail

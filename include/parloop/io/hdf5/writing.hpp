@@ -96,22 +96,21 @@ inline handle dataset_for_writing(const File& file, std::string_view path, const
 }
 
 // Rows [first, first + count) of a dataset made by dataset_for_writing, from `values`
-// (count x width of `type`). `transfer`: collective over MPI ranks, or H5P_DEFAULT.
+// (count x width of `type`).
 inline void write_rows(const File& file, const handle& dataset, std::string_view path, scalar_type type,
-                       const std::vector<hsize_t>& dims, hsize_t first, hsize_t count, const void* values,
-                       hid_t transfer = H5P_DEFAULT) {
+                       const std::vector<hsize_t>& dims, hsize_t first, hsize_t count, const void* values) {
   quiet_errors quiet;
   std::vector<hsize_t> start(dims.size(), 0), size = dims;
   start[0] = first;
   size[0] = count;
   const handle space(H5Dget_space(dataset.get()), &H5Sclose);
   const handle memory(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr), &H5Sclose);
-  // A rank with no rows still takes part in a collective transfer, selecting nothing.
+  // No rows (a rank's empty block) select nothing: HDF5 refuses a hyperslab of none.
   herr_t status = count == 0
                       ? H5Sselect_none(space.get())
                       : H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, size.data(), nullptr);
   if (count == 0 && status >= 0) status = H5Sselect_none(memory.get());
-  if (status >= 0) status = H5Dwrite(dataset.get(), memory_type(type), memory.get(), space.get(), transfer, values);
+  if (status >= 0) status = H5Dwrite(dataset.get(), memory_type(type), memory.get(), space.get(), H5P_DEFAULT, values);
   check_written(file, path, status, "the values");
 }
 
