@@ -148,6 +148,8 @@ PARLOOP_FUNC signature_entry& kernel_cache::add(std::span<const ir::param> param
   return *e;
 }
 
+// A loop's every call looks its kernel up here: compiled as the program is, not for size.
+PARLOOP_COLD_END
 PARLOOP_FUNC launcher& kernel_cache::launcher_for(signature_entry& e, device_backend& device, const strategy& s,
                                                   conflicts writes) {
   std::atomic<compiled_kernel*>& slot = e.last_hit[device.id() % e.last_hit.size()];
@@ -187,6 +189,7 @@ PARLOOP_FUNC const loop_launch* kernel_cache::find_tuned(signature_entry& e, std
   return nullptr;
 }
 
+PARLOOP_COLD_BEGIN
 PARLOOP_FUNC const loop_launch& kernel_cache::tuned(signature_entry& e, std::uint64_t backend_id, tuning_key key,
                                                     function_ref<loop_launch()> tune) {
   if (const loop_launch* known = find_tuned(e, backend_id, key)) return *known;
