@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "grid_mesh.hpp"
@@ -98,6 +99,35 @@ TEST_CASE("sets that map into an ordered set follow it by their targets, sets it
   // Cells -> 2 of 5 nodes; node 4 is no cell's.
   const std::vector<index_t> cell_nodes = {3, 1, 1, 0, 2, 3};
   CHECK(d::order_by_first_touch({cell_nodes, 2}, cell_order, 5) == std::vector<index_t>{2, 3, 1, 0, 4});
+}
+
+TEST_CASE("rows sort by their smallest then next smallest target, ties in their order, whatever the arity",
+          "[locality]") {
+  // Targets drawn from few values, so that many rows share a smallest (more than sort in place)
+  // and many tie on both; the expected order by a comparison sort of the keys.
+  std::mt19937 random(51);
+  for (const int arity : {1, 2, 3}) {
+    const index_t targets = 7;
+    std::vector<index_t> values(300 * static_cast<std::size_t>(arity));
+    for (index_t& v : values) v = static_cast<index_t>(random() % targets);
+    std::vector<index_t> new_of_old(targets);
+    std::iota(new_of_old.begin(), new_of_old.end(), index_t{0});
+    std::shuffle(new_of_old.begin(), new_of_old.end(), random);
+    const d::map_rows rows{values, arity};
+    std::vector<std::pair<index_t, index_t>> key(rows.rows());
+    for (std::size_t r = 0; r < key.size(); ++r) {
+      std::vector<index_t> row;
+      for (const index_t t : rows.row(r)) row.push_back(new_of_old[static_cast<std::size_t>(t)]);
+      std::sort(row.begin(), row.end());
+      key[r] = {row[0], row.size() > 1 ? row[1] : targets};
+    }
+    std::vector<index_t> expected(rows.rows());
+    std::iota(expected.begin(), expected.end(), index_t{0});
+    std::stable_sort(expected.begin(), expected.end(), [&](index_t a, index_t b) {
+      return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)];
+    });
+    CHECK(d::order_by_targets(rows, new_of_old) == expected);
+  }
 }
 
 TEST_CASE("a randomly numbered mesh's sets ordered from its cells are permutations that bring neighbours together",

@@ -82,18 +82,22 @@ struct map_state : std::enable_shared_from_this<map_state> {
   // as they are), as pl::renumber reorders the sets. Kept colourings and plans go; the device's
   // copy is stale.
   void reorder(std::span<const index_t> from_order, std::span<const index_t> to_new) {
-    if (user_values.empty()) user_values = values;
-    std::vector<index_t> moved(values.size());
+    // Gathered from a copy into `values` in place (the array holds their address): the first
+    // time, the copy kept as the user's values.
+    std::vector<index_t> before;
+    if (user_values.empty())
+      user_values = values;
+    else
+      before = values;
+    const std::vector<index_t>& from = before.empty() ? user_values : before;
     const auto width = static_cast<std::size_t>(arity);
     for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r) {
       const std::size_t source = from_order.empty() ? r : static_cast<std::size_t>(from_order[r]);
       for (std::size_t j = 0; j < width; ++j) {
-        const index_t t = values[source * width + j];
-        moved[r * width + j] = to_new.empty() ? t : to_new[static_cast<std::size_t>(t)];
+        const index_t t = from[source * width + j];
+        values[r * width + j] = to_new.empty() ? t : to_new[static_cast<std::size_t>(t)];
       }
     }
-    // In place: the array holds the values' address.
-    std::copy(moved.begin(), moved.end(), values.begin());
     array.host_overwritten();
     colorings.reset();
     collisions.forget_ranges();

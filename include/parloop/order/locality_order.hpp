@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <numeric>
 #include <span>
 #include <utility>
@@ -22,6 +21,20 @@
 #include "parloop/order/mesh_graph.hpp"
 
 namespace parloop::detail {
+
+// Sorts [first, last) stably by `less`: the few a mesh's element has (its neighbours, the edges
+// of a cell) by insertion in place, where std::stable_sort would allocate a buffer each call.
+template <class It, class Less>
+void insertion_or_stable_sort(It first, It last, Less less) {
+  constexpr std::ptrdiff_t few = 16;
+  if (last - first > few) return std::stable_sort(first, last, less);
+  for (It i = first; i != last; ++i) {
+    const auto v = *i;
+    It j = i;
+    for (; j != first && less(v, *(j - 1)); --j) *j = *(j - 1);
+    *j = v;
+  }
+}
 
 // The vertices of `g` in breadth-first order from `start` over those not yet `seen`, each
 // vertex's unseen neighbours by increasing degree (Cuthill-McKee), appended to `order`; marks
@@ -46,7 +59,8 @@ inline std::size_t cuthill_mckee_from(const adjacency& g, index_t start, std::ve
         found.push_back(w);
       }
     }
-    std::stable_sort(found.begin(), found.end(), [&](index_t a, index_t b) { return g.degree(a) < g.degree(b); });
+    insertion_or_stable_sort(found.begin(), found.end(),
+                             [&](index_t a, index_t b) { return g.degree(a) < g.degree(b); });
     // Appended one by one: GCC 13 takes the range insert for an overflow (-Wstringop-overflow).
     for (const index_t w : found) order.push_back(w);
   }
@@ -88,25 +102,39 @@ inline std::vector<index_t> inverse_order(std::span<const index_t> old_of_new) {
 }
 
 // The rows of `m`, a set that maps into an ordered set, sorted by the new numbers of their
-// targets (each row's smallest, then its next smallest): edges by the cells they touch.
+// targets (each row's smallest, then its next smallest; rows with more that tie on those keep
+// their order): edges by the cells they touch. A counting sort by the smallest puts each
+// target's rows together; those few are then sorted by their next smallest.
 inline std::vector<index_t> order_by_targets(const map_rows& m, std::span<const index_t> new_of_old) {
-  // Each row's two smallest new targets in one key (rows with more that tie on those keep their
-  // order): sorting integer keys is much cheaper than comparing whole rows.
-  std::vector<std::pair<std::uint64_t, index_t>> keyed(m.rows());
-  for (std::size_t r = 0; r < keyed.size(); ++r) {
-    std::uint64_t low = ~std::uint64_t{0}, next = ~std::uint64_t{0};
+  const std::size_t rows = m.rows(), targets = new_of_old.size();
+  // A row of one target sorts after those of two that share it: its next smallest is `targets`.
+  std::vector<index_t> low(rows), next(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    auto a = static_cast<index_t>(targets), b = static_cast<index_t>(targets);
     for (const index_t t : m.row(r)) {
-      const auto n = static_cast<std::uint64_t>(new_of_old[static_cast<std::size_t>(t)]);
-      if (n < low)
-        next = std::exchange(low, n);
-      else if (n < next)
-        next = n;
+      const index_t n = new_of_old[static_cast<std::size_t>(t)];
+      if (n < a)
+        b = std::exchange(a, n);
+      else if (n < b)
+        b = n;
     }
-    keyed[r] = {low << 32 | (next & 0xffffffffu), static_cast<index_t>(r)};
+    low[r] = a, next[r] = b;
   }
-  std::sort(keyed.begin(), keyed.end());
-  std::vector<index_t> order(keyed.size());
-  for (std::size_t r = 0; r < keyed.size(); ++r) order[r] = keyed[r].second;
+  // Row counts fit an index_t, as the rows are a set's elements: half the bytes of a size_t's
+  // to miss in the cache.
+  std::vector<index_t> end(targets + 2, 0);
+  for (const index_t a : low) ++end[static_cast<std::size_t>(a) + 1];
+  std::partial_sum(end.begin(), end.end(), end.begin());
+  std::vector<index_t> order(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    order[static_cast<std::size_t>(end[static_cast<std::size_t>(low[r])]++)] = static_cast<index_t>(r);
+  const auto by_next = [&](index_t x, index_t y) {
+    return next[static_cast<std::size_t>(x)] < next[static_cast<std::size_t>(y)];
+  };
+  for (std::size_t k = 0, begin = 0; k <= targets; begin = static_cast<std::size_t>(end[k++])) {
+    const auto first = order.begin() + static_cast<std::ptrdiff_t>(begin);
+    insertion_or_stable_sort(first, order.begin() + end[k], by_next);
+  }
   return order;
 }
 

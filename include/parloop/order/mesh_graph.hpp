@@ -47,40 +47,47 @@ struct adjacency {
 // a thousand cells share would otherwise give a million pairs, and a chain keeps them together.
 inline constexpr std::size_t largest_clique = 32;
 
-// The graph on `n` vertices in which the members of each group are neighbours. `groups` lists
-// the groups' members: group g is members[starts[g], starts[g + 1]).
-inline adjacency graph_of_groups(index_t n, std::span<const std::size_t> starts, std::span<const index_t> members) {
+// The graph on `n` vertices in which the members of each group are neighbours.
+// `for_each_group(visit)` calls visit(members) once for each group, the same groups each time it
+// is called: groups are read where they lie (a map's rows), not copied into one list.
+template <class ForEachGroup>
+adjacency graph_of_groups(index_t n, ForEachGroup&& for_each_group) {
   const auto for_each_pair = [&](auto&& visit) {
-    for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
-      const std::span<const index_t> m = members.subspan(starts[g], starts[g + 1] - starts[g]);
+    for_each_group([&](std::span<const index_t> m) {
       for (std::size_t i = 0; i < m.size(); ++i) {
         const std::size_t last = m.size() > largest_clique ? std::min(i + 2, m.size()) : m.size();
         for (std::size_t j = i + 1; j < last; ++j) {
           if (m[i] != m[j]) visit(static_cast<std::size_t>(m[i]), static_cast<std::size_t>(m[j]));
         }
       }
-    }
+    });
   };
-  // Each pair counted, then placed, both ways; then each vertex's neighbours sorted, repeats dropped.
-  std::vector<std::size_t> at(static_cast<std::size_t>(n) + 1, 0);
+  // Each pair counted, then placed, both ways; then each vertex's neighbours sorted and their
+  // repeats dropped in place, the kept ones moved down over the dropped.
+  adjacency g;
+  std::vector<std::size_t>& at = g.offsets;
+  at.assign(static_cast<std::size_t>(n) + 1, 0);
   for_each_pair([&](std::size_t a, std::size_t b) { ++at[a + 1], ++at[b + 1]; });
   std::partial_sum(at.begin(), at.end(), at.begin());
-  std::vector<index_t> all(at.back());
+  std::vector<index_t>& all = g.neighbours;
+  all.resize(at.back());
   std::vector<std::size_t> next(at.begin(), at.end() - 1);
   for_each_pair([&](std::size_t a, std::size_t b) {
     all[next[a]++] = static_cast<index_t>(b);
     all[next[b]++] = static_cast<index_t>(a);
   });
-  adjacency g;
-  g.offsets.assign(static_cast<std::size_t>(n) + 1, 0);
-  g.neighbours.reserve(all.size());
+  std::size_t kept = 0;
   for (std::size_t v = 0; v < static_cast<std::size_t>(n); ++v) {
     const auto first = all.begin() + static_cast<std::ptrdiff_t>(at[v]);
     const auto last = all.begin() + static_cast<std::ptrdiff_t>(at[v + 1]);
     std::sort(first, last);
-    g.neighbours.insert(g.neighbours.end(), first, std::unique(first, last));
-    g.offsets[v + 1] = g.neighbours.size();
+    const auto unique_end = std::unique(first, last);
+    at[v] = kept;
+    kept = static_cast<std::size_t>(std::move(first, unique_end, all.begin() + static_cast<std::ptrdiff_t>(kept)) -
+                                    all.begin());
   }
+  at.back() = kept;
+  all.resize(kept);
   return g;
 }
 
@@ -89,33 +96,36 @@ inline adjacency graph_of_groups(index_t n, std::span<const std::size_t> starts,
 // reach a common target of a map out of the set (`out_of`, each with its target set's size).
 inline adjacency graph_through(index_t n, std::span<const map_rows> into,
                                std::span<const std::pair<map_rows, index_t>> out_of) {
+  if (std::any_of(into.begin(), into.end(), [](const map_rows& m) { return m.arity >= 2 && m.rows() > 0; })) {
+    return graph_of_groups(n, [&](auto&& visit) {
+      for (const map_rows& m : into) {
+        if (m.arity < 2) continue;
+        for (std::size_t r = 0; r < m.rows(); ++r) visit(m.row(r));
+      }
+    });
+  }
+  // Each target's sources, grouped by a counting sort.
   std::vector<std::size_t> starts{0};
   std::vector<index_t> members;
-  for (const map_rows& m : into) {
-    if (m.arity < 2) continue;
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-      members.insert(members.end(), m.row(r).begin(), m.row(r).end());
-      starts.push_back(members.size());
+  for (const auto& [m, targets] : out_of) {
+    std::vector<std::size_t> count(static_cast<std::size_t>(targets) + 1, 0);
+    for (const index_t t : m.values) ++count[static_cast<std::size_t>(t) + 1];
+    std::partial_sum(count.begin(), count.end(), count.begin());
+    std::vector<index_t> sources(m.values.size());
+    std::vector<std::size_t> next(count.begin(), count.end() - 1);
+    for (std::size_t i = 0; i < m.values.size(); ++i) {
+      sources[next[static_cast<std::size_t>(m.values[i])]++] =
+          static_cast<index_t>(i / static_cast<std::size_t>(m.arity));
     }
+    const std::size_t base = members.size();
+    members.insert(members.end(), sources.begin(), sources.end());
+    for (std::size_t t = 1; t < count.size(); ++t) starts.push_back(base + count[t]);
   }
-  if (members.empty()) {
-    // Each target's sources, grouped by a counting sort.
-    for (const auto& [m, targets] : out_of) {
-      std::vector<std::size_t> count(static_cast<std::size_t>(targets) + 1, 0);
-      for (const index_t t : m.values) ++count[static_cast<std::size_t>(t) + 1];
-      std::partial_sum(count.begin(), count.end(), count.begin());
-      std::vector<index_t> sources(m.values.size());
-      std::vector<std::size_t> next(count.begin(), count.end() - 1);
-      for (std::size_t i = 0; i < m.values.size(); ++i) {
-        sources[next[static_cast<std::size_t>(m.values[i])]++] =
-            static_cast<index_t>(i / static_cast<std::size_t>(m.arity));
-      }
-      const std::size_t base = members.size();
-      members.insert(members.end(), sources.begin(), sources.end());
-      for (std::size_t t = 1; t < count.size(); ++t) starts.push_back(base + count[t]);
+  return graph_of_groups(n, [&](auto&& visit) {
+    for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
+      visit(std::span<const index_t>(members).subspan(starts[g], starts[g + 1] - starts[g]));
     }
-  }
-  return graph_of_groups(n, starts, members);
+  });
 }
 
 }  // namespace parloop::detail
