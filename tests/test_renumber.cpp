@@ -146,6 +146,19 @@ TEST_CASE("views, new dats and maps, and errors keep the user's numbering once a
     // A dat and a map made afterwards take the user's numbers: each cell counts the edge slots
     // that reach it, which the map's values say by hand.
     const pl::Dat<double> after(cell, numbers, "after");
+    // Its view, made when first asked for, shows them as given; so does a loop's copy, which the
+    // loop below tripling a dat made afterwards and first written through a view reads.
+    check_values<double>(after.host(), numbers);
+    pl::Dat<double> fresh(cell, "fresh");
+    {
+      const auto out = fresh.host_view(pl::WRITE);
+      for (int c = 0; c < cells; ++c) out[std::size_t(c)] = 5.0 * c;
+    }
+    auto triple_sum = pl::kernel("renumber_triple_sum", [](auto v, auto w) { v = 3.0 * v + w; });
+    pl::par_loop(triple_sum, cell, fresh(pl::RW), after(pl::READ));
+    std::vector<double> sixteen(cells);
+    for (int c = 0; c < cells; ++c) sixteen[std::size_t(c)] = 16.0 * c;
+    check_values<double>(fresh.host(), sixteen);
     std::vector<pl::index_t> reach(static_cast<std::size_t>(edges) * 2);
     for (std::size_t i = 0; i < reach.size(); ++i) reach[i] = pl::index_t((i * 7 + 3) % std::size_t(cells));
     const pl::Map later(edge, cell, 2, reach, "later");

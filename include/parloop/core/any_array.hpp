@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -24,22 +25,21 @@ struct any_array {
   mirrored_array* values = nullptr;
 };
 
-namespace any_detail {
-template <class T>
-std::vector<T> values_from(const std::byte* values, std::size_t count) {
-  std::vector<T> v(count);
-  if (values != nullptr && count > 0) std::memcpy(v.data(), values, count * sizeof(T));
-  return v;
-}
-}  // namespace any_detail
-
 // A dat of `dim` values of type t per element of `set`, from `values` in the user's numbering
 // (set.size() * dim of them), or zero where values is null.
 inline any_array make_any_dat(const Set& set, scalar_type t, const std::byte* values, const std::string& name,
                               int dim) {
   const std::size_t count = static_cast<std::size_t>(set.size()) * static_cast<std::size_t>(dim);
   return with_data_scalar(t, "dat '" + name + "'", [&]<class T>(T) -> any_array {
-    auto state = make_dat_state(set, any_detail::values_from<T>(values, count), name, dim);
+    // Read where they lie when aligned for T; a copy otherwise, since C's callers pass any bytes.
+    std::vector<T> aligned;
+    const T* from = reinterpret_cast<const T*>(values);
+    if (values != nullptr && reinterpret_cast<std::uintptr_t>(values) % alignof(T) != 0) {
+      aligned.resize(count);
+      std::memcpy(aligned.data(), values, count * sizeof(T));
+      from = aligned.data();
+    }
+    auto state = make_dat_state<T>(set, from, name, dim);
     return {state, &state->array};
   });
 }

@@ -115,11 +115,14 @@ host_vector<T> placed_values(const Runtime& rt, const std::optional<Set>& on, co
 template <class T>
 struct array_state : array_base {
   // `dim` values per element of `on` (a Global has no set).
-  array_state(Runtime rt, std::optional<Set> on, const std::vector<T>& init, std::string array_name, int dim = 1)
+  array_state(const Runtime& rt, std::optional<Set> on, const std::vector<T>& init, std::string array_name, int dim = 1)
+      : array_state(rt, on, placed_values(rt, on, init, dim), std::move(array_name), dim) {}
+  // Host values made already (placed).
+  array_state(Runtime rt, std::optional<Set> on, host_vector<T> values, std::string array_name, int dim)
       : array_base(std::move(rt), std::move(on), std::move(array_name)),
-        host(placed_values(runtime, set, init, dim)),
+        host(std::move(values)),
         array(host.data(), host.size() * sizeof(T), runtime.state()->transfers, shape_of(runtime, set, dim, sizeof(T)),
-              {&array_state::move_loop_copy, this}) {}
+              {&array_state::move_loop_copy, &array_state::make_user_copy, this}) {}
 
   // The loops' copy: the host backends' loops read and write it.
   host_vector<T> host;
@@ -144,6 +147,12 @@ struct array_state : array_base {
     self.user = std::move(self.host);
     self.host = std::move(loop);
     return reinterpret_cast<std::byte*>(self.host.data());
+  }
+  // mirrored_array::loop_copy_mover: storage for the user's copy, which the array then fills.
+  static std::byte* make_user_copy(void* owner) {
+    auto& self = *static_cast<array_state*>(owner);
+    self.user = host_vector<T>(self.host.size());
+    return reinterpret_cast<std::byte*>(self.user.data());
   }
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,14 +21,28 @@
 namespace parloop {
 
 namespace detail {
-// A dat's storage: `dim` values per element of `set`, given in the user's numbering, registered
-// with the set so that renumbering it reorders them.
+// A dat's storage: `dim` values per element of `set`, from `values` in the user's numbering
+// (set.size() * dim of them) or zeros where it is null, registered with the set so that
+// renumbering it reorders them. On a set already renumbered, the values are put in the loops'
+// order as they are placed, and the user's copy is made when a view first asks for it.
 template <class T>
-std::shared_ptr<array_state<T>> make_dat_state(const Set& set, std::vector<T> values, std::string name, int dim) {
-  auto state = std::make_shared<array_state<T>>(set.runtime(), set, std::move(values), std::move(name), dim);
+std::shared_ptr<array_state<T>> make_dat_state(const Set& set, const T* values, std::string name, int dim) {
+  const auto row = static_cast<std::size_t>(dim);
+  const std::shared_ptr<const std::vector<index_t>>& user_of_loop = set.state().user_of_loop;
+  const auto at = [&](index_t e) { return static_cast<std::size_t>(e) * row; };
+  host_vector<T> host = placed<T>(set.runtime(), set, at(set.size()), [&](range part, T* out) {
+    if (values == nullptr) {
+      std::fill(out + at(part.start), out + at(part.end), T{});
+    } else if (!user_of_loop) {
+      std::copy(values + at(part.start), values + at(part.end), out + at(part.start));
+    } else {
+      for (index_t e = part.start; e < part.end; ++e)
+        std::copy_n(values + at((*user_of_loop)[static_cast<std::size_t>(e)]), row, out + at(e));
+    }
+  });
+  auto state = std::make_shared<array_state<T>>(set.runtime(), set, std::move(host), std::move(name), dim);
   register_with(set.state().arrays, std::shared_ptr<mirrored_array>(state, &state->array));
-  // Values given in the user's numbering, of a set the loops see in another order.
-  if (set.renumbered()) state->array.reorder(*set.state().user_of_loop, set.state().user_of_loop, state->device());
+  if (user_of_loop) state->array.adopt_loop_order(user_of_loop);
   return state;
 }
 }  // namespace detail
@@ -44,25 +59,13 @@ class Dat : public detail::shared_handle<detail::array_state<T>, detail::dat_han
   static constexpr int dim = Dim;
 
   // Zero-initialised.
-  explicit Dat(const Set& set, std::string name = {})
-      : Dat(set, std::vector<T>(static_cast<std::size_t>(set.size()) * Dim), std::move(name)) {}
+  explicit Dat(const Set& set, std::string name = {}) : Dat(set, nullptr, std::move(name)) {}
 
   // From host data: set.size() * Dim values, element by element.
-  Dat(const Set& set, std::span<const T> values, std::string name = {})
-      : Dat(set, std::vector<T>(values.begin(), values.end()), std::move(name)) {}
+  Dat(const Set& set, std::span<const T> values, std::string name = {}) : Dat(set, &values, std::move(name)) {}
   // Braced values are values (without this, `{1, 2, 3}` would become the name).
   Dat(const Set& set, std::initializer_list<T> values, std::string name = {})
-      : Dat(set, std::vector<T>(values.begin(), values.end()), std::move(name)) {}
-
-  Dat(const Set& set, std::vector<T> values, std::string name) {
-    if (name.empty()) name = detail::default_name("dat");
-    const std::size_t expected = static_cast<std::size_t>(set.size()) * Dim;
-    if (values.size() != expected) {
-      throw data_error(parloop::detail::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}",
-                                               name, expected, set.size(), set.name(), Dim, values.size()));
-    }
-    state_ = detail::make_dat_state(set, std::move(values), std::move(name), Dim);
-  }
+      : Dat(set, std::span<const T>(values.begin(), values.size()), std::move(name)) {}
 
   const Set& set() const { return *state().set; }
   const std::string& name() const { return state().name; }
@@ -118,6 +121,17 @@ class Dat : public detail::shared_handle<detail::array_state<T>, detail::dat_han
 
  private:
   using handle::state_;
+
+  // No values (null): zeros.
+  Dat(const Set& set, const std::span<const T>* values, std::string name) {
+    if (name.empty()) name = detail::default_name("dat");
+    const std::size_t expected = static_cast<std::size_t>(set.size()) * Dim;
+    if (values && values->size() != expected) {
+      throw data_error(parloop::detail::format("dat '{}': expected {} values ({} elements of '{}' x dim {}), got {}",
+                                               name, expected, set.size(), set.name(), Dim, values->size()));
+    }
+    state_ = detail::make_dat_state(set, values ? values->data() : nullptr, std::move(name), Dim);
+  }
 };
 
 }  // namespace parloop

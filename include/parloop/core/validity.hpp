@@ -103,8 +103,11 @@ class mirrored_array {
   // first time its set is renumbered, and returns where it now is: the storage it leaves becomes
   // the user's copy, so that a view of it taken before keeps the user's numbering. Called with
   // the owner of the host copy, which knows its type.
+  // make_user allocates the user's copy of a dat made on a set already renumbered, when a view
+  // first asks for it, and returns where it is.
   struct loop_copy_mover {
     std::byte* (*move)(void* owner, std::span<const index_t> old_of_new);
+    std::byte* (*make_user)(void* owner);
     void* owner;
   };
 
@@ -179,6 +182,7 @@ class mirrored_array {
   std::byte* user_bytes(device_memory* device) {
     if (!has(valid_, validity::user)) {
       ensure_host(device);
+      if (user_ == nullptr) user_ = mover_.make_user(mover_.owner);
       scatter_rows(user_, host_bytes(), element_, *user_of_loop_);
       valid_ = valid_ | validity::user;
     }
@@ -188,11 +192,20 @@ class mirrored_array {
     (void)user_bytes(device);
     valid_ = validity::user;
   }
-  void user_overwritten() { valid_ = validity::user; }
+  void user_overwritten() {
+    if (user_ == nullptr) user_ = mover_.make_user(mover_.owner);
+    valid_ = validity::user;
+  }
   // The loops' elements put in a new order: element i is the one that was old_of_new[i], and
   // user_of_loop numbers them afterwards. The device's copy, in the old order, is stale; the
   // user's, whose numbering does not change, stays as it is. The first time, the host copy in
   // the user's numbering becomes the user's copy where it lies, and the loops' copy moves.
+  // A dat made on a set already renumbered, its host copy written in the loops' order: the user's
+  // copy is made when a view first asks for it.
+  void adopt_loop_order(std::shared_ptr<const std::vector<index_t>> user_of_loop) {
+    element_ = user_of_loop->empty() ? 0 : bytes_ / user_of_loop->size();
+    user_of_loop_ = std::move(user_of_loop);
+  }
   void reorder(std::span<const index_t> old_of_new, std::shared_ptr<const std::vector<index_t>> user_of_loop,
                device_memory* device) {
     ensure_host(device);

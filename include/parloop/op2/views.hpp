@@ -72,7 +72,7 @@ inline detail::array_state<int>& numbers_of(op_set_core& s) {
     const detail::set_distribution* d = s.set->distribution();
     std::vector<int> own(static_cast<std::size_t>(s.set->size()));
     for (std::size_t i = 0; i < own.size(); ++i) own[i] = d != nullptr ? d->global[i] : static_cast<int>(i);
-    s.numbers = detail::make_dat_state(*s.set, std::move(own), s.name_text + "_numbers", 1);
+    s.numbers = detail::make_dat_state(*s.set, own.data(), s.name_text + "_numbers", 1);
   }
   return *s.numbers;
 }
