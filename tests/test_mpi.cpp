@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <numeric>
 #include <vector>
 
 #include <parloop/mpi/gather.hpp>
@@ -121,6 +122,16 @@ TEST_CASE("plans sent from rank 0 arrive whole; exchanges fill every halo; a loo
     } else {
       CHECK(gathered.empty());
     }
+    // The same values in blocks of global numbers, uneven ones, a block a rank (the last may be
+    // empty): each rank receives its own slice of the serial sums.
+    std::vector<pl::index_t> starts{0};
+    for (int r = 1; r < d.ranks; ++r) starts.push_back(d.m.sizes[0] * r / (d.ranks + 1));
+    starts.push_back(d.m.sizes[0]);
+    const std::vector<std::int64_t> block = pm::owned_to_blocks<std::int64_t>(MPI_COMM_WORLD, mine.sets[0].global,
+                                                                              mine.sets[0].owned_end, cells, 1, starts);
+    const std::vector<std::int64_t> serial = parloop_test::serial_edge_sums(d.m, nodes0);
+    CHECK(block == std::vector<std::int64_t>(serial.begin() + starts[static_cast<std::size_t>(d.rank)],
+                                             serial.begin() + starts[static_cast<std::size_t>(d.rank) + 1]));
   }
 }
 
@@ -139,6 +150,22 @@ TEST_CASE("misuse is refused on every rank, none left waiting", "[mpi]") {
   const std::vector<std::int64_t> values(static_cast<std::size_t>(nothing_owned.size()), 1);
   CHECK_THROWS_WITH(pm::gather_owned<std::int64_t>(MPI_COMM_WORLD, nothing_owned, values, 1, d.m.sizes[0]),
                     Catch::Contains("do not own the 400 elements of the set exactly once"));
+  // Blocks of global numbers (two ranks): refused on both where the owned elements do not add up.
+  if (d.ranks == 2) {
+    const std::vector<pl::index_t> blocks{0, d.m.sizes[0] / 2, d.m.sizes[0]};
+    CHECK_THROWS_WITH(pm::owned_to_blocks<std::int64_t>(MPI_COMM_WORLD, nothing_owned.global, nothing_owned.owned_end,
+                                                        values, 1, blocks),
+                      Catch::Contains("do not own the 400 elements of the set exactly once"));
+    // Every element claimed by both ranks: each block receives twice its count.
+    pm::rank_set everything = nothing_owned;
+    everything.global.resize(static_cast<std::size_t>(d.m.sizes[0]));
+    std::iota(everything.global.begin(), everything.global.end(), pl::index_t{0});
+    everything.owned_end = d.m.sizes[0];
+    const std::vector<std::int64_t> all_values(everything.global.size(), 1);
+    CHECK_THROWS_WITH(pm::owned_to_blocks<std::int64_t>(MPI_COMM_WORLD, everything.global, everything.owned_end,
+                                                        all_values, 1, blocks),
+                      Catch::Contains("exactly once"));
+  }
   // A transfer whose offsets do not fit the link: refused before any message.
   pm::mpi_link link(MPI_COMM_WORLD);
   std::vector<std::byte> bytes(8);

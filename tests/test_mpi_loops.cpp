@@ -753,13 +753,30 @@ TEST_CASE("an HDF5 mesh read in blocks by every rank runs as one process; a chec
   const std::vector<i64> gathered = pm::gather(res);
   if (rank == 0) CHECK(gathered == serial);
 
+  // With it, a dat of three doubles a cell made from each element's global number.
+  const pl::detail::set_distribution& spread = *mine[cells].distribution();
+  std::vector<double> by_number;
+  for (const pl::index_t g : spread.global) by_number.insert(by_number.end(), {0.5 * g, -1.0 * g, g + 0.25});
+  const pl::Dat<double, 3> numbered(mine[cells], by_number, "numbered");
   const std::string saved = folder + "/checkpoint.h5";
-  pl::hdf5::checkpoint(MPI_COMM_WORLD, saved, res);
+  pl::hdf5::checkpoint(MPI_COMM_WORLD, saved, res, numbered);
   if (rank == 0) {
     const pl::Runtime host = pl::Runtime::open(pl::backend_kind::host);
-    const auto back = pl::hdf5::read_dat<i64>(pl::hdf5::File::open(saved), "res", pl::Set(host, d.m.sizes[0]));
+    const pl::hdf5::File file = pl::hdf5::File::open(saved);
+    const pl::Set all_cells(host, d.m.sizes[0]);
+    const auto back = pl::hdf5::read_dat<i64>(file, "res", all_cells);
     CHECK(std::vector<i64>(back.host().begin(), back.host().end()) == serial);
+    const auto numbered_back = pl::hdf5::read_dat<double, 3>(file, "numbered", all_cells);
+    const auto numbers = numbered_back.host();
+    for (std::size_t g = 0; g < numbers.size() / 3; ++g) {
+      const double n = static_cast<double>(g);
+      CHECK(std::vector<double>(numbers.begin() + 3 * g, numbers.begin() + 3 * g + 3) ==
+            std::vector<double>{0.5 * n, -n, n + 0.25});
+    }
+    CHECK_FALSE(std::filesystem::exists(saved + ".parloop-partial"));
   }
+  // A checkpoint that cannot be made is refused on every rank, none left waiting.
+  CHECK_THROWS_AS(pl::hdf5::checkpoint(MPI_COMM_WORLD, folder + "/no-such-folder/c.h5", res), pl::file_error);
   pl::Dat<i64> again(mine[cells], "res");
   pl::hdf5::restart(MPI_COMM_WORLD, saved, again);
   const std::vector<i64> restarted = pm::gather(again);

@@ -2,12 +2,15 @@
 // HDF5 files over MPI ranks: a mesh file read into a global mesh by every rank at once, each its
 // own block of every set's rows (OP2's split, io/hdf5/objects.hpp's layout), so that no rank
 // reads the whole file; and the dats of a distributed mesh written to a checkpoint in global
-// numbering and read back from one, each rank its own elements' rows.
+// numbering (each rank its block, in one collective MPI-IO write where HDF5 has MPI-IO) and read
+// back from one, each rank its own elements' rows.
 #pragma once
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <filesystem>
+#include <system_error>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,8 +24,10 @@
 #include "parloop/format.hpp"
 #include "parloop/io/hdf5.hpp"
 #include "parloop/mpi/distribute.hpp"
+#include "parloop/mpi/gather.hpp"
 #include "parloop/mpi/global_mesh.hpp"
 #include "parloop/mpi/session.hpp"
+#include "parloop/whole_file.hpp"
 
 namespace parloop::hdf5 {
 
@@ -115,8 +120,81 @@ void read_global_rows(const File& file, std::string_view name, const parloop::de
 }
 }  // namespace detail
 
+#if PARLOOP_HDF5_PARALLEL
+// A checkpoint of dats on distributed sets, in global numbering, written by every rank of `comm`
+// at once through MPI-IO: each dat's owned values go to the rank whose block of global numbers
+// (OP2's split) holds them (mpi::owned_to_blocks), and each rank writes its block in one
+// collective write, none holding more than its share. The new file takes its name once every
+// rank has closed it whole. Collective: the ranks agree on each step's outcome before the next.
+template <class... Dats>
+void checkpoint(MPI_Comm comm, const std::string& path, const Dats&... dats) {
+  (static_cast<void>(detail::distribution_of(dats, "checkpoint")), ...);
+  const int rank = mpi::rank_of(comm), ranks = mpi::size_of(comm);
+  const std::string writing = path + ".parloop-partial";
+  std::string failed;
+  const auto all_went_well = [&] {
+    int ok = failed.empty() ? 1 : 0;
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    return ok != 0;
+  };
+  const auto refused = [&] {
+    return file_error(
+        !failed.empty() ? failed : parloop::detail::format("{}: another rank could not write the checkpoint", path));
+  };
+  const detail::handle access(H5Pcreate(H5P_FILE_ACCESS), &H5Pclose);
+  const detail::handle transfer(H5Pcreate(H5P_DATASET_XFER), &H5Pclose);
+  if (H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL) < 0 ||
+      H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) < 0)
+    failed = parloop::detail::format("{}: HDF5 cannot write through MPI-IO: {}", path, detail::library_says());
+  std::optional<File> file;
+  try {
+    if (failed.empty()) file.emplace(File::create_collective(writing, access.get()));
+  } catch (const error& e) {
+    failed = e.message();
+  }
+  if (!all_went_well()) throw refused();
+  auto one = [&](const auto& dat) {
+    using dat_type = std::remove_cvref_t<decltype(dat)>;
+    using T = typename dat_type::value_type;
+    const parloop::detail::set_distribution& d = *dat.set().distribution();
+    const auto rows = static_cast<hsize_t>(d.global_size);
+    std::vector<index_t> starts(static_cast<std::size_t>(ranks) + 1);
+    for (int r = 0; r <= ranks; ++r)
+      starts[static_cast<std::size_t>(r)] = static_cast<index_t>(detail::rank_block(rows, r, ranks).first);
+    const std::vector<T> block =
+        mpi::owned_to_blocks<T>(comm, d.global, d.owned_end, dat.host(), dat_type::dim, starts);
+    const auto first = static_cast<hsize_t>(starts[static_cast<std::size_t>(rank)]);
+    try {
+      detail::write_dat(*file, dat.name(), rows, dat_type::dim, scalar_of<T>(), type_name(scalar_of<T>()), first,
+                        static_cast<hsize_t>(starts[static_cast<std::size_t>(rank) + 1]) - first, block.data(),
+                        transfer.get());
+    } catch (const error& e) {
+      failed = e.message();
+    }
+    if (!all_went_well()) throw refused();
+  };
+  (one(dats), ...);
+  try {
+    file->close();
+  } catch (const error& e) {
+    failed = e.message();
+  }
+  if (!all_went_well()) throw refused();
+  // Every rank has closed it whole: one flushes it to the disk and names it.
+  if (rank == 0) {
+    std::error_code not_done = parloop::detail::sync_to_disk(writing);
+    if (!not_done) std::filesystem::rename(writing, path, not_done);
+    if (not_done) {
+      failed = parloop::detail::format("{}: could not be written to the disk and named: {}", path, not_done.message());
+      std::filesystem::remove(writing, not_done);
+    }
+  }
+  if (!all_went_well()) throw refused();
+}
+#else
 // A checkpoint of dats on distributed sets: their owned values in global numbering, gathered on
-// rank 0 of `comm`, which writes a new file (named only once it is whole). Collective.
+// rank 0 of `comm`, which writes a new file (named only once it is whole), where HDF5 is built
+// without MPI-IO. Collective.
 template <class... Dats>
 void checkpoint(MPI_Comm comm, const std::string& path, const Dats&... dats) {
   (static_cast<void>(detail::distribution_of(dats, "checkpoint")), ...);
@@ -154,6 +232,7 @@ void checkpoint(MPI_Comm comm, const std::string& path, const Dats&... dats) {
     throw file_error(root ? failed : parloop::detail::format("{}: rank 0 could not write the checkpoint", path));
   }
 }
+#endif
 
 // Dats on distributed sets read back from a checkpoint in global numbering, each rank the rows
 // of its own elements (halos included), every dataset checked before any dat changes. The ranks

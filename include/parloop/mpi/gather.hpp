@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // A distributed array back in global numbering: each rank's owned values, placed by their global
-// numbers on one rank -- to compare with a serial run, or to write out; and the blocks of a mesh
-// given rank by rank, put together on one rank.
+// numbers on one rank -- to compare with a serial run, or to write out -- or in blocks of global
+// numbers, a block a rank; and the blocks of a mesh given rank by rank, put together on one rank.
 #pragma once
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -82,6 +83,87 @@ std::vector<T> gather_owned(MPI_Comm comm, std::span<const index_t> global, inde
     std::memcpy(&out[static_cast<std::size_t>(g) * static_cast<std::size_t>(dim)], &bytes[i * width], width);
   }
   return out;
+}
+
+// This rank's block of a distributed array in global numbering: the block of rank r is elements
+// [starts[r], starts[r + 1]) of the `global_size` (starts has one entry per rank and a last,
+// global_size). Each rank sends its owned elements' values (`dim` each; local element i is global
+// element global[i], the first `owned` its own) to the rank whose block holds them, and receives
+// its block's, in order: a checkpoint's ranks each write their block, none holding more than its
+// share. Collective; refused on every rank where the ranks do not own each element exactly once.
+template <class T>
+std::vector<T> owned_to_blocks(MPI_Comm comm, std::span<const index_t> global, index_t owned, std::span<const T> local,
+                               int dim, std::span<const index_t> starts) {
+  const int rank = rank_of(comm), ranks = size_of(comm);
+  const auto row = static_cast<std::size_t>(dim);
+  if (dim < 1 || starts.size() != static_cast<std::size_t>(ranks) + 1 || owned < 0 ||
+      static_cast<std::size_t>(owned) > global.size() || local.size() != global.size() * row ||
+      !std::is_sorted(starts.begin(), starts.end())) {
+    throw argument_error(parloop::detail::format(
+        "owned_to_blocks: {} values for {} elements of {}, {} owned, {} block starts for {} ranks", local.size(),
+        global.size(), dim, owned, starts.size(), ranks));
+  }
+  const index_t first = starts[static_cast<std::size_t>(rank)], last = starts[static_cast<std::size_t>(rank) + 1];
+  // The owned elements by the rank whose block holds them (a counting sort), numbers and values.
+  std::vector<int> to(static_cast<std::size_t>(owned)), send_counts(static_cast<std::size_t>(ranks), 0);
+  bool fits = true;
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    const index_t g = global[i];
+    fits = fits && g >= starts.front() && g < starts.back();
+    if (!fits) break;
+    to[i] = static_cast<int>(std::upper_bound(starts.begin(), starts.end(), g) - starts.begin()) - 1;
+    ++send_counts[static_cast<std::size_t>(to[i])];
+  }
+  std::vector<int> send_offsets(static_cast<std::size_t>(ranks), 0), receive_counts(static_cast<std::size_t>(ranks));
+  for (std::size_t r = 1; r < send_offsets.size(); ++r) send_offsets[r] = send_offsets[r - 1] + send_counts[r - 1];
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm), "MPI_Alltoall");
+  std::vector<int> receive_offsets(static_cast<std::size_t>(ranks), 0);
+  for (std::size_t r = 1; r < receive_offsets.size(); ++r)
+    receive_offsets[r] = receive_offsets[r - 1] + receive_counts[r - 1];
+  const long long arriving = receive_offsets.back() + static_cast<long long>(receive_counts.back());
+  // Every rank learns whether each sent only numbers of the set and receives its block's count.
+  int ok = fits && arriving == last - first ? 1 : 0;
+  check(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  const auto refused = [&] {
+    return error(parloop::detail::format(
+        "owned_to_blocks: the ranks do not own the {} elements of the set exactly once", starts.back()));
+  };
+  if (ok == 0) throw refused();
+  std::vector<index_t> send_numbers(to.size());
+  std::vector<T> send_values(to.size() * row);
+  std::vector<int> next = send_offsets;
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    const auto at = static_cast<std::size_t>(next[static_cast<std::size_t>(to[i])]++);
+    send_numbers[at] = global[i];
+    std::copy_n(local.begin() + static_cast<std::ptrdiff_t>(i * row), row,
+                send_values.begin() + static_cast<std::ptrdiff_t>(at * row));
+  }
+  std::vector<index_t> numbers(static_cast<std::size_t>(arriving));
+  std::vector<T> values(numbers.size() * row);
+  check(MPI_Alltoallv(send_numbers.data(), send_counts.data(), send_offsets.data(), MPI_INT32_T, numbers.data(),
+                      receive_counts.data(), receive_offsets.data(), MPI_INT32_T, comm),
+        "MPI_Alltoallv");
+  // Rows travel as one MPI type each, so that the counts stay elements, not bytes.
+  MPI_Datatype row_type = MPI_DATATYPE_NULL;
+  check(MPI_Type_contiguous(static_cast<int>(row * sizeof(T)), MPI_BYTE, &row_type), "MPI_Type_contiguous");
+  check(MPI_Type_commit(&row_type), "MPI_Type_commit");
+  const int sent = MPI_Alltoallv(send_values.data(), send_counts.data(), send_offsets.data(), row_type, values.data(),
+                                 receive_counts.data(), receive_offsets.data(), row_type, comm);
+  MPI_Type_free(&row_type);
+  check(sent, "MPI_Alltoallv");
+  std::vector<T> block(static_cast<std::size_t>(last - first) * row);
+  std::vector<char> placed(static_cast<std::size_t>(last - first), 0);
+  ok = 1;
+  for (std::size_t i = 0; i < numbers.size() && ok != 0; ++i) {
+    const auto at = static_cast<std::size_t>(numbers[i] - first);
+    ok = placed[at] == 0 ? 1 : 0;
+    placed[at] = 1;
+    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * row), row,
+                block.begin() + static_cast<std::ptrdiff_t>(at * row));
+  }
+  check(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (ok == 0) throw refused();
+  return block;
 }
 
 // On `root`, every rank's `mine` one after another in rank order (empty elsewhere): the blocks of

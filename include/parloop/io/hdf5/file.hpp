@@ -38,6 +38,12 @@ class File {
   static File append(std::string path) { return File(std::move(path), mode::append); }
   // A new file, replacing one of that name when it is closed whole.
   static File create(std::string path) { return File(std::move(path), mode::create); }
+  // A new file made at `path` by every rank of a communicator at once, through `access` (HDF5's
+  // MPI-IO file access list): closed by all of them, its ranks then name it (checkpoint over MPI,
+  // io/hdf5_mpi.hpp); removed if an exception is on its way.
+  static File create_collective(std::string path, hid_t access) {
+    return File(std::move(path), mode::collective, access);
+  }
 
   File(File&&) noexcept = default;
   File& operator=(File&& other) noexcept {
@@ -61,7 +67,7 @@ class File {
     if (!id_.valid()) return;
     detail::quiet_errors quiet;
     const hid_t id = id_.get();
-    H5Fflush(id, H5F_SCOPE_LOCAL);
+    H5Fflush(id, mode_ == mode::collective ? H5F_SCOPE_GLOBAL : H5F_SCOPE_LOCAL);
     id_ = detail::handle();
     if (mode_ != mode::create) return;
     std::error_code failed = parloop::detail::sync_to_disk(writing_);
@@ -95,9 +101,9 @@ class File {
   }
 
  private:
-  enum class mode { read, append, create };
+  enum class mode { read, append, create, collective };
 
-  File(std::string path, mode m) : path_(std::move(path)), mode_(m) {
+  File(std::string path, mode m, hid_t access = H5P_DEFAULT) : path_(std::move(path)), mode_(m) {
     detail::quiet_errors quiet;
     if (path_.empty()) throw file_error("an HDF5 file needs a name");
     const bool exists = std::filesystem::exists(path_);
@@ -111,7 +117,7 @@ class File {
       id = H5Fopen(path_.c_str(), m == mode::read ? H5F_ACC_RDONLY : H5F_ACC_RDWR, H5P_DEFAULT);
     } else {
       writing_ = m == mode::create ? path_ + ".parloop-partial" : path_;
-      id = H5Fcreate(writing_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      id = H5Fcreate(writing_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access);
     }
     if (id < 0) {
       throw file_error(parloop::detail::format("{}: could not be opened {}: {}", path_,
@@ -124,7 +130,7 @@ class File {
   // close(), or on the way out of an exception the new file removed; never throws.
   void finish() noexcept {
     if (!id_.valid()) return;
-    if (mode_ == mode::create && std::uncaught_exceptions() > unwinding_) {
+    if ((mode_ == mode::create || mode_ == mode::collective) && std::uncaught_exceptions() > unwinding_) {
       id_ = detail::handle();
       std::error_code ignored;
       std::filesystem::remove(writing_, ignored);

@@ -173,11 +173,12 @@ inline void write_map(File& file, std::string_view name, hsize_t global_rows, in
 
 // `type_text`: the dat's type as OP2 names it ("double", or an OP2 program's "double:soa").
 inline void write_dat(File& file, std::string_view name, hsize_t global_rows, int dim, scalar_type type,
-                      std::string_view type_text, hsize_t first, hsize_t count, const void* values) {
+                      std::string_view type_text, hsize_t first, hsize_t count, const void* values,
+                      hid_t transfer = H5P_DEFAULT) {
   bool made = false;
   const written_shape shape{{global_rows, static_cast<hsize_t>(dim)}, type};
   const handle dataset = dataset_for_writing(file, name, shape, made);
-  write_rows(file, dataset, name, type, shape.dims, first, count, values);
+  write_rows(file, dataset, name, type, shape.dims, first, count, values, transfer);
   if (!made) return;
   const int row_bytes = dim * static_cast<int>(scalar_bytes(type));
   int_attribute(file, dataset, name, "size", {&row_bytes, 1});

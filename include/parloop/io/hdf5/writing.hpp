@@ -96,9 +96,11 @@ inline handle dataset_for_writing(const File& file, std::string_view path, const
 }
 
 // Rows [first, first + count) of a dataset made by dataset_for_writing, from `values`
-// (count x width of `type`).
+// (count x width of `type`), through the transfer list `transfer` (MPI-IO's collective writes
+// over ranks).
 inline void write_rows(const File& file, const handle& dataset, std::string_view path, scalar_type type,
-                       const std::vector<hsize_t>& dims, hsize_t first, hsize_t count, const void* values) {
+                       const std::vector<hsize_t>& dims, hsize_t first, hsize_t count, const void* values,
+                       hid_t transfer = H5P_DEFAULT) {
   quiet_errors quiet;
   std::vector<hsize_t> start(dims.size(), 0), size = dims;
   start[0] = first;
@@ -110,7 +112,7 @@ inline void write_rows(const File& file, const handle& dataset, std::string_view
                       ? H5Sselect_none(space.get())
                       : H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, size.data(), nullptr);
   if (count == 0 && status >= 0) status = H5Sselect_none(memory.get());
-  if (status >= 0) status = H5Dwrite(dataset.get(), memory_type(type), memory.get(), space.get(), H5P_DEFAULT, values);
+  if (status >= 0) status = H5Dwrite(dataset.get(), memory_type(type), memory.get(), space.get(), transfer, values);
   check_written(file, path, status, "the values");
 }
 
