@@ -149,7 +149,7 @@ void write_constant(File& file, std::string_view name, const T& value) {
 template <class... Dats>
 void checkpoint(const std::string& path, const Dats&... dats) {
   File file = File::create(path);
-  (write(file, dats), ...);
+  ((write(file, dats), file.start_writeback()), ...);
   file.close();
 }
 
