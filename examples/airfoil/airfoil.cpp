@@ -247,11 +247,21 @@ void write_mesh_file(const airfoil::mesh& m, const airfoil::flow& c, const std::
 int airfoil_main(int argc, char** argv) {
   const options o = parse(argc, argv);
   airfoil::phases timed(o.phases && prints());
-  // Over MPI, only rank 0 reads or makes the mesh; the others distribute an empty one.
-  const airfoil::mesh m = !prints()     ? airfoil::mesh{}
-                          : o.mesh_file ? read_mesh_file(*o.mesh_file)
-                          : o.o_grid    ? airfoil::make_o_grid(o.size)
-                                        : airfoil::make_naca0012(o.size);
+  // Over MPI, an HDF5 mesh is read by every rank, each its block (unless converted, which needs it
+  // whole); any other only by rank 0, which reads or makes it while the others distribute an
+  // empty one.
+#if PARLOOP_AIRFOIL_MPI && PARLOOP_HAVE_HDF5
+  std::optional<airfoil::mesh_blocks> blocks;
+  if (o.mesh_file && names_hdf5(*o.mesh_file) && !o.write_mesh)
+    blocks = airfoil::read_blocks(MPI_COMM_WORLD, *o.mesh_file);
+  const bool whole = !blocks;
+#else
+  const bool whole = true;
+#endif
+  const airfoil::mesh m = !prints() || !whole ? airfoil::mesh{}
+                          : o.mesh_file       ? read_mesh_file(*o.mesh_file)
+                          : o.o_grid          ? airfoil::make_o_grid(o.size)
+                                              : airfoil::make_naca0012(o.size);
   const airfoil::flow c;
   if (o.write_mesh && prints()) write_mesh_file(m, c, *o.write_mesh);
   timed.end("mesh");
@@ -265,7 +275,12 @@ int airfoil_main(int argc, char** argv) {
         "kernels");
   }
 #if PARLOOP_AIRFOIL_MPI
+#if PARLOOP_HAVE_HDF5
+  const airfoil::mesh_handles h = blocks ? airfoil::distributed(rt, MPI_COMM_WORLD, *blocks, o.renumber)
+                                         : airfoil::distributed(rt, MPI_COMM_WORLD, m, o.renumber);
+#else
   const airfoil::mesh_handles h = airfoil::distributed(rt, MPI_COMM_WORLD, m, o.renumber);
+#endif
   const std::string ranks = fmt::format(", {} MPI ranks", pl::mpi::size_of(MPI_COMM_WORLD));
   timed.end("declare_and_partition");
 #else
@@ -278,7 +293,8 @@ int airfoil_main(int argc, char** argv) {
   if (prints()) {
     std::printf("airfoil on %s (%s kernels%s%s%s): %d nodes, %d cells, %d edges, %d boundary edges\n",
                 rt.device_name().c_str(), o.c_kernels ? "C" : "DSL", rt.autotunes() ? ", autotuned" : "", ranks.c_str(),
-                o.renumber ? ", renumbered" : "", m.nnode, m.ncell, m.nedge, m.nbedge);
+                o.renumber ? ", renumbered" : "", h.nodes.global_size(), h.cells.global_size(), h.edges.global_size(),
+                h.bedges.global_size());
   }
   const double rms =
       o.c_kernels ? run(rt, h, c, o, airfoil::c_kernels(c), timed) : run(rt, h, c, o, airfoil::dsl_kernels(c), timed);
