@@ -16,8 +16,9 @@
 // mesh is the same.
 //
 // airfoil_mpi is the same program over MPI ranks (mpirun -np N airfoil_mpi ...): rank 0 reads or
-// makes the mesh, every rank runs its share (distributed.hpp), ordered for locality within its
-// regions unless --no-renumber, and rank 0 prints.
+// makes the mesh (each rank reads its block of an HDF5 one), every rank runs its share
+// (distributed.hpp), ordered for locality within its regions unless --no-renumber, and rank 0
+// prints.
 #include <parloop/parloop.hpp>
 
 #include <chrono>
@@ -46,6 +47,8 @@
 #include "o_grid.hpp"
 #include "solver.hpp"
 #if PARLOOP_AIRFOIL_MPI
+#include <sys/resource.h>
+
 #include "distributed.hpp"
 #endif
 
@@ -86,7 +89,8 @@ constexpr const char* usage =
     "  --checkpoint FILE  writes the flow's state (p_q) after the last iteration, in the mesh's numbering (HDF5)\n"
     "  --restart FILE     starts from a checkpoint's state: N more iterations end where an uninterrupted run does\n"
     "  --phases           the job's time by phase on stderr: mesh, runtime, declaring, ordering, first step\n"
-    "                     (compiling or loading its kernels), loops (benchmarks/airfoil_job.sh)\n";
+    "                     (compiling or loading its kernels), loops (benchmarks/airfoil_job.sh); over MPI, the\n"
+    "                     largest rank's peak memory once the mesh is distributed\n";
 
 options parse(int argc, char** argv) {
   options o;
@@ -283,6 +287,15 @@ int airfoil_main(int argc, char** argv) {
 #endif
   const std::string ranks = fmt::format(", {} MPI ranks", pl::mpi::size_of(MPI_COMM_WORLD));
   timed.end("declare_and_partition");
+  // Whether any rank held more than its share while the mesh was read and partitioned.
+  if (o.phases) {
+    rusage use{};
+    ::getrusage(RUSAGE_SELF, &use);
+    long peak_kb = use.ru_maxrss;
+    pl::mpi::check(MPI_Reduce(prints() ? MPI_IN_PLACE : &peak_kb, &peak_kb, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD),
+                   "MPI_Reduce");
+    timed.note("largest_rank_peak_mb", static_cast<double>(peak_kb) / 1024.0);
+  }
 #else
   const airfoil::mesh_handles h = airfoil::on_runtime(rt, m);
   const std::string ranks;

@@ -23,6 +23,10 @@ class phases {
     text_ += " " + std::string(name) + "=" + std::to_string(std::chrono::duration<double>(t - last_).count());
     last_ = t;
   }
+  // A figure beside the phases (over MPI, the largest rank's peak memory).
+  void note(const char* name, double value) {
+    if (on_) text_ += " " + std::string(name) + "=" + std::to_string(value);
+  }
   bool on() const { return on_; }
   void print() const {
     if (on_) std::fprintf(stderr, "airfoil phases: main_began=%.6f%s main_ended=%.6f\n", began_, text_.c_str(), now());
