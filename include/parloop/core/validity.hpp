@@ -196,16 +196,16 @@ class mirrored_array {
     if (user_ == nullptr) user_ = mover_.make_user(mover_.owner);
     valid_ = validity::user;
   }
-  // The loops' elements put in a new order: element i is the one that was old_of_new[i], and
-  // user_of_loop numbers them afterwards. The device's copy, in the old order, is stale; the
-  // user's, whose numbering does not change, stays as it is. The first time, the host copy in
-  // the user's numbering becomes the user's copy where it lies, and the loops' copy moves.
   // A dat made on a set already renumbered, its host copy written in the loops' order: the user's
   // copy is made when a view first asks for it.
   void adopt_loop_order(std::shared_ptr<const std::vector<index_t>> user_of_loop) {
     element_ = user_of_loop->empty() ? 0 : bytes_ / user_of_loop->size();
     user_of_loop_ = std::move(user_of_loop);
   }
+  // The loops' elements put in a new order: element i is the one that was old_of_new[i], and
+  // user_of_loop numbers them afterwards. The device's copy, in the old order, is stale; the
+  // user's, whose numbering does not change, stays as it is. The first time, the host copy in
+  // the user's numbering becomes the user's copy where it lies, and the loops' copy moves.
   void reorder(std::span<const index_t> old_of_new, std::shared_ptr<const std::vector<index_t>> user_of_loop,
                device_memory* device) {
     ensure_host(device);

@@ -9,8 +9,6 @@
 #include <mpi.h>
 
 #include <cstddef>
-#include <filesystem>
-#include <system_error>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,7 +25,6 @@
 #include "parloop/mpi/gather.hpp"
 #include "parloop/mpi/global_mesh.hpp"
 #include "parloop/mpi/session.hpp"
-#include "parloop/whole_file.hpp"
 
 namespace parloop::hdf5 {
 
@@ -181,13 +178,10 @@ void checkpoint(MPI_Comm comm, const std::string& path, const Dats&... dats) {
   }
   if (!all_went_well()) throw refused();
   // Every rank has closed it whole: one flushes it to the disk and names it.
-  if (rank == 0) {
-    std::error_code not_done = parloop::detail::sync_to_disk(writing);
-    if (!not_done) std::filesystem::rename(writing, path, not_done);
-    if (not_done) {
-      failed = parloop::detail::format("{}: could not be written to the disk and named: {}", path, not_done.message());
-      std::filesystem::remove(writing, not_done);
-    }
+  try {
+    if (rank == 0) File::name_when_on_disk(writing, path);
+  } catch (const error& e) {
+    failed = e.message();
   }
   if (!all_went_well()) throw refused();
 }

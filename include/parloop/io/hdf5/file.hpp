@@ -72,13 +72,18 @@ class File {
     const hid_t id = id_.get();
     H5Fflush(id, mode_ == mode::collective ? H5F_SCOPE_GLOBAL : H5F_SCOPE_LOCAL);
     id_ = detail::handle();
-    if (mode_ != mode::create) return;
-    std::error_code failed = parloop::detail::sync_to_disk(writing_);
-    if (!failed) std::filesystem::rename(writing_, path_, failed);
+    if (mode_ == mode::create) name_when_on_disk(writing_, path_);
+  }
+
+  // A new file written whole under the temporary name `writing`, flushed to the disk and given
+  // its name `path`; if it cannot be, removed. A collective file's ranks call it on one rank.
+  static void name_when_on_disk(const std::string& writing, const std::string& path) {
+    std::error_code failed = parloop::detail::sync_to_disk(writing);
+    if (!failed) std::filesystem::rename(writing, path, failed);
     if (failed) {
       const std::string why = failed.message();
-      std::filesystem::remove(writing_, failed);
-      throw file_error(parloop::detail::format("{}: could not be written to the disk and named: {}", path_, why));
+      std::filesystem::remove(writing, failed);
+      throw file_error(parloop::detail::format("{}: could not be written to the disk and named: {}", path, why));
     }
   }
 
